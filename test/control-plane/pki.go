@@ -19,11 +19,11 @@ import (
 
 // pki holds the paths of the generated TLS and service-account material in the state dir.
 type pki struct {
-	CACert, CAKey         string
-	ServingCert           string
-	ServingKey            string
-	ServiceAccountKey     string
-	ServiceAccountPubKey  string
+	CACert, CAKey        string
+	ServingCert          string
+	ServingKey           string
+	ServiceAccountKey    string
+	ServiceAccountPubKey string
 }
 
 const certValidity = 10 * 365 * 24 * time.Hour

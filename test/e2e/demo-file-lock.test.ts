@@ -1,0 +1,43 @@
+/**
+ * The demo's failover scenario on the file-lock default: no cluster configured (no KUBECONFIG,
+ * no ~/.kube/config, not in a pod), so `lock: 'auto'` falls back to a FileLock in the OS temp
+ * directory — here a fresh directory per run (TMPDIR), with HOME pointing there too.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileLock } from 'nest-leader';
+import { describeFailoverScenario } from './support/failover-scenario.js';
+
+describeFailoverScenario('demo on the file-lock default (no cluster)', async (leaseName) => {
+  const dir = mkdtempSync(join(tmpdir(), 'nest-leader-e2e-file-'));
+  const lockFile = join(dir, `${leaseName}.lease.json`);
+  const lock = new FileLock({ path: lockFile });
+  return {
+    kind: 'file',
+    env: {
+      TMPDIR: dir,
+      HOME: dir,
+      KUBECONFIG: undefined,
+      LEADER_LOCK: undefined,
+      LEADER_LOCK_DIR: undefined,
+    },
+    async readLease() {
+      const stored = await lock.get();
+      return stored && {
+        holderIdentity: stored.record.holderIdentity,
+        leaseTransitions: stored.record.leaseTransitions,
+      };
+    },
+    async verifyBackend(fleet) {
+      assert.ok(existsSync(lockFile), `the lease file is ${lockFile}`);
+      for (const replica of fleet.replicas) {
+        assert.match(replica.stderrTail, /No Kubernetes cluster configured/, `${replica.identity} says it fell back`);
+      }
+    },
+    async dispose() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});

@@ -1,0 +1,21 @@
+/** Polling instead of sleeping: retry an assertion until it passes or time runs out. */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Calls `check` every `intervalMs` until it returns without throwing, and returns its value.
+ * @throws the last assertion error, once `timeoutMs` has passed.
+ */
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  options: { timeoutMs: number; intervalMs?: number },
+): Promise<T> {
+  const deadline = performance.now() + options.timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (performance.now() >= deadline) throw error;
+    }
+    await sleep(options.intervalMs ?? 100);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Several LeaderElectors on one real Lease, each with its own credentials, plus what the tests
+ * and benchmarks observe of them: who started leading when, what they logged.
+ */
+import {
+  LeaderElector,
+  LeaseLock,
+  type ElectionLogger,
+  type LeaderElectionTimings,
+  type LeaderTerm,
+} from 'nest-leader';
+import type { ClusterInfo } from './control-plane.js';
+import { kubeConfigFor } from './cluster.js';
+
+/** Short timings for tests: leaseDuration 4 s, renewDeadline 3 s, retryPeriod 1 s. */
+export const FAST_TIMINGS: LeaderElectionTimings = {
+  leaseDurationSeconds: 4,
+  renewDeadlineSeconds: 3,
+  retryPeriodSeconds: 1,
+};
+
+/** One leadership event seen by a candidate, with the local monotonic time in ms. */
+export interface LeadershipRecord {
+  identity: string;
+  event: 'started' | 'stopped';
+  atMs: number;
+  leaseTransitions: number;
+}
+
+/** A candidate of the test: an elector plus what it logged. */
+export interface Candidate {
+  identity: string;
+  elector: LeaderElector;
+  logs: { level: keyof ElectionLogger; message: string }[];
+}
+
+export interface CandidateOptions {
+  releaseOnStop?: boolean;
+  timings?: LeaderElectionTimings;
+  /** KubeConfig of this identity; default the identity's own from the cluster. */
+  kubeconfigIdentity?: string;
+}
+
+/**
+ * Creates (not starts) one elector per identity on Lease `leaseName`, each authenticated as
+ * itself. All leadership events go to `history` in order.
+ */
+export function makeCandidates(
+  cluster: ClusterInfo,
+  leaseName: string,
+  identities: readonly string[],
+  history: LeadershipRecord[],
+  options: CandidateOptions = {},
+): Candidate[] {
+  return identities.map((identity) => {
+    const logs: Candidate['logs'] = [];
+    const logger: ElectionLogger = {
+      debug: (message) => logs.push({ level: 'debug', message }),
+      info: (message) => logs.push({ level: 'info', message }),
+      warn: (message) => logs.push({ level: 'warn', message }),
+      error: (message) => logs.push({ level: 'error', message }),
+    };
+    const note = (event: LeadershipRecord['event'], term: LeaderTerm): void => {
+      history.push({ identity, event, atMs: performance.now(), leaseTransitions: term.leaseTransitions });
+    };
+    const elector = new LeaderElector({
+      lock: new LeaseLock({
+        kubeConfig: kubeConfigFor(cluster, options.kubeconfigIdentity ?? identity),
+        name: leaseName,
+        namespace: cluster.namespace,
+        identity,
+      }),
+      identity,
+      ...(options.timings ?? FAST_TIMINGS),
+      releaseOnStop: options.releaseOnStop ?? true,
+      logger,
+      callbacks: {
+        onStartedLeading: (term) => note('started', term),
+        onStoppedLeading: (term) => note('stopped', term),
+      },
+    });
+    return { identity, elector, logs };
+  });
+}
+
+/** Resolves with the first candidate that leads, polling every 10 ms; rejects after `timeoutMs`. */
+export async function waitForLeader(
+  candidates: readonly Candidate[],
+  timeoutMs: number,
+  exclude?: Candidate,
+): Promise<Candidate> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const leader = candidates.find((c) => c !== exclude && c.elector.isLeader());
+    if (leader) return leader;
+    if (performance.now() > deadline) {
+      throw new Error(`no leader among ${candidates.map((c) => c.identity)} after ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Samples `isLeader()` of every candidate every `intervalMs` until stopped; records every
+ * instant at which more than one believed it led.
+ */
+export function watchSingleLeader(candidates: readonly Candidate[], intervalMs = 20) {
+  const violations: { atMs: number; leaders: string[] }[] = [];
+  let samples = 0;
+  const timer = setInterval(() => {
+    samples++;
+    const leaders = candidates.filter((c) => c.elector.isLeader()).map((c) => c.identity);
+    if (leaders.length > 1) violations.push({ atMs: performance.now(), leaders });
+  }, intervalMs);
+  return {
+    violations,
+    get samples() {
+      return samples;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** Median and maximum of `values` (ms), rounded. */
+export function summarize(values: readonly number[]): {
+  n: number;
+  medianMs: number;
+  maxMs: number;
+} {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { n: sorted.length, medianMs: Math.round(median), maxMs: Math.round(sorted.at(-1)!) };
+}

@@ -1,0 +1,163 @@
+/**
+ * Starts the real kube-apiserver + embedded etcd of `test/control-plane` as a child
+ * process and describes it: kubeconfigs per identity, tokens, audit log, stop/restart.
+ *
+ * The Go binary is built (and cached) by `scripts/control-plane.sh`; a cold build takes
+ * minutes, so the first call may be slow. Nothing here skips: if the server cannot start,
+ * the promise rejects with the server's log tail.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const script = join(repoRoot, 'scripts/control-plane.sh');
+
+/** The identities the control plane creates by default (`system:serviceaccount:default:<name>`). */
+export const DEFAULT_IDENTITIES = ['alice', 'bob', 'carol', 'dave', 'nobody'] as const;
+
+/** One authenticated user of the test cluster. */
+export interface ClusterIdentity {
+  /** Kubernetes user name, e.g. `system:serviceaccount:default:alice`. */
+  username: string;
+  /** A kubeconfig whose current context is this identity. */
+  kubeconfigPath: string;
+}
+
+/** Serializable description of a running test cluster (shared with test files as JSON). */
+export interface ClusterInfo {
+  /** Where it came from: our own control plane, or an external `TEST_KUBECONFIG` cluster. */
+  source: 'control-plane' | 'external';
+  /** Admin kubeconfig (system:masters). */
+  kubeconfigPath: string;
+  /** Namespace the tests should use (fresh per run on an external cluster). */
+  namespace: string;
+  /** Named identities without cluster-admin rights; empty on an external cluster. */
+  identities: Record<string, ClusterIdentity>;
+  /** JSON-lines audit log of coordination.k8s.io requests, if available. */
+  auditLogPath?: string;
+  /** API server URL, e.g. `https://127.0.0.1:41234`. */
+  url: string;
+  /** Our control plane's state directory (etcd data, certificates, logs). */
+  stateDir?: string;
+}
+
+interface ServerJson {
+  url: string;
+  port: number;
+  kubeconfig: string;
+  auditLog: string;
+  stateDir: string;
+  logFile: string;
+}
+
+/** A running control plane owned by this process. */
+export interface ControlPlane extends ClusterInfo {
+  /** Port on 127.0.0.1; kept across {@link ControlPlane.restart}. */
+  port: number;
+  /** Stops kube-apiserver and etcd (SIGTERM, then SIGKILL after `timeoutMs`). */
+  stop(timeoutMs?: number): Promise<void>;
+  /** Stops and starts again on the same etcd data, port, certificates and tokens. */
+  restart(): Promise<void>;
+}
+
+/** Options of {@link startControlPlane}. */
+export interface StartControlPlaneOptions {
+  /** State directory; default a fresh temporary directory. */
+  stateDir?: string;
+  /** Port to listen on; default a free one. */
+  port?: number;
+  /** How long to wait for the `KUBECONFIG=` line, ms; default 20 minutes (covers a cold build). */
+  startTimeoutMs?: number;
+}
+
+/**
+ * Builds (cached) and starts `test/control-plane`, resolving once kube-apiserver's `/readyz`
+ * is ok.
+ *
+ * @throws Error with the server's stderr tail when it exits or does not become ready in time.
+ */
+export async function startControlPlane(
+  options: StartControlPlaneOptions = {},
+): Promise<ControlPlane> {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'nest-leader-cp-'));
+  const startTimeoutMs = options.startTimeoutMs ?? 20 * 60_000;
+  let child = await launch(stateDir, options.port, startTimeoutMs);
+  const server = JSON.parse(readFileSync(join(stateDir, 'server.json'), 'utf8')) as ServerJson;
+
+  const identities: Record<string, ClusterIdentity> = {};
+  for (const name of DEFAULT_IDENTITIES) {
+    identities[name] = {
+      username: `system:serviceaccount:default:${name}`,
+      kubeconfigPath: join(stateDir, `kubeconfig-${name}`),
+    };
+  }
+
+  const plane: ControlPlane = {
+    source: 'control-plane',
+    kubeconfigPath: server.kubeconfig,
+    namespace: 'default',
+    identities,
+    auditLogPath: server.auditLog,
+    url: server.url,
+    stateDir,
+    port: server.port,
+    stop: (timeoutMs = 30_000) => terminate(child, timeoutMs),
+    async restart() {
+      await terminate(child, 30_000);
+      child = await launch(stateDir, server.port, startTimeoutMs);
+    },
+  };
+  return plane;
+}
+
+async function launch(
+  stateDir: string,
+  port: number | undefined,
+  timeoutMs: number,
+): Promise<ChildProcess> {
+  const args = ['run', '--state-dir', stateDir];
+  if (port !== undefined) args.push('--port', String(port));
+  const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderrTail = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-4000);
+    if (process.env.CONTROL_PLANE_VERBOSE) process.stderr.write(chunk);
+  });
+
+  await new Promise<void>((resolveReady, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`control plane not ready after ${timeoutMs} ms:\n${stderrTail}`));
+    }, timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (/^KUBECONFIG=.+$/m.test(stdout)) {
+        clearTimeout(timer);
+        resolveReady();
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `control plane exited before ready (code ${code}, signal ${signal}):\n${stderrTail}`,
+        ),
+      );
+    });
+  });
+  child.removeAllListeners('exit');
+  return child;
+}
+
+async function terminate(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}

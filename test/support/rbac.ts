@@ -1,0 +1,67 @@
+/**
+ * RBAC helpers: grant a test identity exactly the verbs it should have on Leases.
+ */
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { kubeConfigFor } from './cluster.js';
+import type { ClusterInfo } from './control-plane.js';
+
+/** Verbs the elector needs on `leases.coordination.k8s.io` (as the demo's Role). */
+export const ELECTOR_VERBS = ['get', 'create', 'update'] as const;
+
+/**
+ * Creates (or replaces) Role `<identity>-leases` with `verbs` on Leases in the cluster's test
+ * namespace and binds it to the identity's user.
+ */
+export async function grantLeaseAccess(
+  cluster: ClusterInfo,
+  identity: string,
+  verbs: readonly string[] = ELECTOR_VERBS,
+): Promise<void> {
+  const rbac = kubeConfigFor(cluster).makeApiClient(RbacAuthorizationV1Api);
+  const namespace = cluster.namespace;
+  const name = `${identity}-leases`;
+  const username = cluster.identities[identity]!.username;
+  const role = {
+    metadata: { name, namespace },
+    rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: [...verbs] }],
+  };
+  const binding = {
+    metadata: { name, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: username }],
+  };
+  await upsert(
+    () => rbac.createNamespacedRole({ namespace, body: role }),
+    () => rbac.replaceNamespacedRole({ name, namespace, body: role }),
+  );
+  await upsert(
+    () => rbac.createNamespacedRoleBinding({ namespace, body: binding }),
+    () => rbac.replaceNamespacedRoleBinding({ name, namespace, body: binding }),
+  );
+}
+
+/** Removes what {@link grantLeaseAccess} created (ignores NotFound). */
+export async function revokeLeaseAccess(cluster: ClusterInfo, identity: string): Promise<void> {
+  const rbac = kubeConfigFor(cluster).makeApiClient(RbacAuthorizationV1Api);
+  const namespace = cluster.namespace;
+  const name = `${identity}-leases`;
+  await ignoreNotFound(() => rbac.deleteNamespacedRoleBinding({ name, namespace }));
+  await ignoreNotFound(() => rbac.deleteNamespacedRole({ name, namespace }));
+}
+
+async function upsert(create: () => Promise<unknown>, replace: () => Promise<unknown>) {
+  try {
+    await create();
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+    await replace();
+  }
+}
+
+async function ignoreNotFound(call: () => Promise<unknown>) {
+  try {
+    await call();
+  } catch (err) {
+    if ((err as { code?: number }).code !== 404) throw err;
+  }
+}
