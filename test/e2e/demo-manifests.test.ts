@@ -1,0 +1,150 @@
+/**
+ * apps/demo/deploy: the manifests are valid for a real kube-apiserver (server-side apply,
+ * dry-run), and they keep the properties their comments promise — minimal RBAC, probes wired
+ * to the right endpoints, a rollout and a PodDisruptionBudget that leader-only readiness
+ * cannot deadlock.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1PodDisruptionBudget,
+  V1Role,
+  V1RoleBinding,
+  V1Service,
+} from '@kubernetes/client-node';
+import {
+  applyManifests,
+  DEMO_NAMESPACE,
+  DEMO_SERVICE_ACCOUNT,
+  loadDemoManifests,
+} from '@nest-leader/demo/launcher/demo-manifests';
+import { getTestCluster, kubeConfigFor } from '../support/cluster.js';
+
+function only<T extends KubernetesObject>(objects: KubernetesObject[], kind: string): T {
+  const found = objects.filter((o) => o.kind === kind);
+  assert.equal(found.length, 1, `one ${kind}`);
+  return found[0] as T;
+}
+
+/** An IntOrString of a rolling update or a PDB, resolved against `total` (percent rounds as Kubernetes does). */
+function resolve(value: number | string | undefined, total: number, roundUp: boolean): number {
+  if (value === undefined) return 0;
+  if (typeof value === 'number') return value;
+  const percent = Number(value.replace('%', ''));
+  const exact = (percent * total) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
+describe('apps/demo/deploy', () => {
+  const objects = loadDemoManifests();
+  const deployment = only<V1Deployment>(objects, 'Deployment');
+  const pod = deployment.spec!.template.spec!;
+  const container = pod.containers[0]!;
+  const replicas = deployment.spec!.replicas!;
+
+  it('lists a Namespace, ServiceAccount, Role, RoleBinding, Deployment, PodDisruptionBudget and Service', () => {
+    assert.deepEqual(objects.map((o) => o.kind).sort(), [
+      'Deployment',
+      'Namespace',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ]);
+    for (const object of objects.filter((o) => o.kind !== 'Namespace')) {
+      assert.equal(object.metadata?.namespace, DEMO_NAMESPACE, `${object.kind} namespace`);
+    }
+  });
+
+  it('grants exactly get, create and update on leases, to the demo ServiceAccount', () => {
+    const role = only<V1Role>(objects, 'Role');
+    assert.deepEqual(role.rules, [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ]);
+    const binding = only<V1RoleBinding>(objects, 'RoleBinding');
+    assert.deepEqual(binding.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: role.metadata!.name,
+    });
+    assert.deepEqual(binding.subjects, [
+      { kind: 'ServiceAccount', name: DEMO_SERVICE_ACCOUNT, namespace: DEMO_NAMESPACE },
+    ]);
+    assert.equal(pod.serviceAccountName, DEMO_SERVICE_ACCOUNT);
+  });
+
+  it('runs 3 replicas named by the downward API, probed on /healthz (liveness) and /readyz (readiness)', () => {
+    assert.equal(replicas, 3);
+    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]));
+    assert.equal(env.POD_NAME, 'metadata.name');
+    assert.equal(env.POD_NAMESPACE, 'metadata.namespace');
+    assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
+    assert.equal(container.readinessProbe?.httpGet?.path, '/readyz');
+    assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory);
+    assert.ok(
+      (pod.topologySpreadConstraints?.length ?? 0) > 0 || pod.affinity?.podAntiAffinity,
+      'replicas are spread over nodes',
+    );
+  });
+
+  it('rolls out without waiting for more than zero Ready pods (only the leader is ever Ready)', () => {
+    const strategy = deployment.spec!.strategy!;
+    assert.equal(strategy.type, 'RollingUpdate');
+    // The controller keeps at least replicas - maxUnavailable Ready pods while it deletes old
+    // ones; with leader-only readiness that must be 0, or it can never delete the old leader.
+    const maxUnavailable = resolve(strategy.rollingUpdate?.maxUnavailable, replicas, false);
+    assert.ok(replicas - maxUnavailable <= 0, `replicas - maxUnavailable = ${replicas - maxUnavailable}`);
+  });
+
+  it('has a PodDisruptionBudget that lets the leader (the only healthy pod) be evicted', () => {
+    const pdb = only<V1PodDisruptionBudget>(objects, 'PodDisruptionBudget');
+    const spec = pdb.spec!;
+    assert.equal(spec.unhealthyPodEvictionPolicy, 'AlwaysAllow');
+    const desiredHealthy =
+      spec.minAvailable !== undefined
+        ? resolve(spec.minAvailable, replicas, true)
+        : replicas - resolve(spec.maxUnavailable, replicas, true);
+    // One Ready pod (the leader): evicting it needs currentHealthy (1) > desiredHealthy.
+    assert.ok(1 > desiredHealthy, `desiredHealthy ${desiredHealthy} would block evicting the leader`);
+    assert.deepEqual(spec.selector?.matchLabels, deployment.spec!.selector.matchLabels);
+  });
+
+  it('has terminationGracePeriodSeconds longer than the default drain (shutdownGraceMs 10 s)', () => {
+    assert.ok((pod.terminationGracePeriodSeconds ?? 30) > 10);
+  });
+
+  it('routes the Service to the pods, on the container port', () => {
+    const service = only<V1Service>(objects, 'Service');
+    const labels = deployment.spec!.template.metadata!.labels!;
+    for (const [key, value] of Object.entries(service.spec!.selector!)) {
+      assert.equal(labels[key], value, `Service selector ${key}`);
+    }
+    const portNames = container.ports!.map((p) => p.name);
+    for (const port of service.spec!.ports!) assert.ok(portNames.includes(String(port.targetPort)));
+  });
+
+  it('is accepted by the real kube-apiserver (server-side apply, dry-run)', async () => {
+    const cluster = getTestCluster();
+    const admin = kubeConfigFor(cluster);
+    // Our own control plane: the demo's namespace, created for real (namespaced objects need
+    // it even in a dry-run). An external cluster: the run's namespace, nothing persisted.
+    const own = cluster.source === 'control-plane';
+    const manifests = loadDemoManifests(own ? {} : { namespace: cluster.namespace });
+    const [namespace, ...rest] = manifests;
+    assert.equal(namespace!.kind, 'Namespace');
+    const applied = [
+      ...(await applyManifests(admin, [namespace!], { dryRun: !own })),
+      ...(await applyManifests(admin, rest, { dryRun: true })),
+    ];
+    assert.deepEqual(
+      applied.map((a) => `${a.kind}/${a.name}`),
+      manifests.map((m) => `${m.kind}/${m.metadata!.name}`),
+    );
+    // Defaulted by the server, so the dry-run really went through validation and admission.
+    const served = applied.find((a) => a.kind === 'Deployment')!.object as V1Deployment;
+    assert.equal(served.spec?.template.spec?.containers[0]?.terminationMessagePath, '/dev/termination-log');
+  });
+});
