@@ -35,7 +35,8 @@ ldflags() {
   fi
   major="${BASH_REMATCH[1]}"
   minor="${BASH_REMATCH[2]}"
-  local flags=() pkg
+  # -s -w: no symbol table or DWARF (stack traces keep names): a third smaller, links faster.
+  local flags=(-s -w) pkg
   for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
     flags+=("-X $pkg.gitVersion=$version" "-X $pkg.gitMajor=$major" "-X $pkg.gitMinor=$minor" "-X $pkg.gitTreeState=clean")
   done
@@ -62,7 +63,7 @@ build() {
   mkdir -p "$bin_dir"
   log "building $binary (a cold build compiles most of Kubernetes: several minutes)"
   start=$(date +%s)
-  (cd "$module_dir" && go build -ldflags "$flags" -o "$binary.tmp" .)
+  (cd "$module_dir" && go build -buildvcs=false -ldflags "$flags" -o "$binary.tmp" .)
   mv "$binary.tmp" "$binary"
   echo "$hash" > "$stamp"
   end=$(date +%s)

@@ -15,13 +15,16 @@ import (
 	"k8s.io/kubernetes/cmd/kube-apiserver/app"
 )
 
-// auditPolicy records coordination.k8s.io requests (Leases) at Metadata level and nothing else.
+// auditPolicy records coordination.k8s.io requests (Leases) at Metadata level and nothing else,
+// leaving out kube-apiserver's own loopback traffic (its identity Lease in kube-system).
 // RequestReceived is omitted so each request yields one ResponseComplete event (watches also
 // yield a ResponseStarted event).
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
+- level: None
+  users: ["system:apiserver"]
 - level: Metadata
   resources:
   - group: coordination.k8s.io

@@ -15,8 +15,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 type options struct {
@@ -27,6 +31,8 @@ type options struct {
 	StartTimeout    time.Duration
 	ShutdownTimeout time.Duration
 	APIServerArgs   []string
+
+	parsedIdentities []identity
 }
 
 type stringList []string
@@ -54,7 +60,9 @@ func parseOptions(args []string) (options, error) {
 	if o.Port < 0 || o.Port > 65535 {
 		return o, fmt.Errorf("--port %d out of range", o.Port)
 	}
-	return o, nil
+	ids, err := parseIdentities(o.Identities)
+	o.parsedIdentities = ids
+	return o, err
 }
 
 func main() {
@@ -78,8 +86,12 @@ func (l logger) Printf(format string, args ...any) {
 
 func run(o options) int {
 	started := time.Now()
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	// stop is closed at the first SIGINT or SIGTERM. kube-apiserver installs its own handler
+	// too: it starts a graceful shutdown at the first signal and exits 1 at the second.
+	var stopping atomic.Bool
+	stop := make(chan struct{})
+	notified := make(chan os.Signal, 2)
+	signal.Notify(notified, syscall.SIGINT, syscall.SIGTERM)
 	log := logger{os.Stderr}
 
 	stateDir, err := filepath.Abs(o.StateDir)
@@ -110,6 +122,14 @@ func run(o options) int {
 		return 1
 	}
 	log = logger{io.MultiWriter(stderr, logFile)}
+	go func() {
+		for sig := range notified {
+			if !stopping.Swap(true) {
+				log.Printf("%s: stopping", sig)
+				close(stop)
+			}
+		}
+	}()
 	fail := func(format string, args ...any) int {
 		log.Printf(format, args...)
 		log.Printf("kube-apiserver and etcd logs: %s", logPath)
@@ -124,10 +144,7 @@ func run(o options) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	ids, err := parseIdentities(o.Identities)
-	if err != nil {
-		return fail("%v", err)
-	}
+	ids := o.parsedIdentities
 	tokens, err := ensureTokens(filepath.Join(stateDir, "tokens.json"), append([]identity{adminIdentity()}, ids...))
 	if err != nil {
 		return fail("tokens: %v", err)
@@ -152,15 +169,30 @@ func run(o options) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	var closeOnce sync.Once
 	closeEtcd := func() {
-		t := time.Now()
-		etcd.Close()
-		log.Printf("etcd stopped in %s", time.Since(t).Round(time.Millisecond))
+		closeOnce.Do(func() {
+			t := time.Now()
+			etcd.Close()
+			log.Printf("etcd stopped in %s", time.Since(t).Round(time.Millisecond))
+		})
 	}
 	log.Printf("etcd ready at %s after %s", etcdURL, time.Since(started).Round(time.Millisecond))
+	// kube-apiserver calls klog.Fatal when a post-start hook fails, which is what a stop during
+	// startup looks like to it. Close etcd first, and make a requested stop exit 0 anyway.
+	var exitOnce sync.Once
+	klog.OsExit = func(code int) {
+		exitOnce.Do(func() { // a concurrent second caller blocks here until the exit
+			log.Printf("kube-apiserver exited with status %d", code)
+			closeEtcd()
+			if stopping.Load() {
+				code = 0
+			}
+			os.Exit(code)
+		})
+	}
 	select {
-	case sig := <-signals:
-		log.Printf("%s during startup, stopping", sig)
+	case <-stop:
 		closeEtcd()
 		return 0
 	default:
@@ -180,9 +212,8 @@ func run(o options) int {
 	readyCtx, cancelReady := context.WithTimeoutCause(context.Background(), o.StartTimeout, fmt.Errorf("not ready after %s", o.StartTimeout))
 	go func() {
 		select {
-		case sig := <-signals:
+		case <-stop:
 			cancelReady()
-			signals <- sig // hand it on to the wait below
 		case <-readyCtx.Done():
 		}
 	}()
@@ -218,8 +249,7 @@ func run(o options) int {
 	fmt.Fprintf(stdout, "KUBECONFIG=%s\n", kubeconfig)
 
 	select {
-	case sig := <-signals:
-		log.Printf("%s: stopping kube-apiserver", sig)
+	case <-stop:
 		t := time.Now()
 		waitExit(log, apiserver, o.ShutdownTimeout)
 		log.Printf("kube-apiserver stopped in %s", time.Since(t).Round(time.Millisecond))

@@ -1,1 +1,60 @@
 export * from './errors.js';
+// Core: election
+export { LeaderElector, type LeaderElectionHealth } from './election/leader-elector.js';
+export {
+  DEFAULT_LEASE_DURATION_SECONDS,
+  DEFAULT_RENEW_DEADLINE_SECONDS,
+  DEFAULT_RETRY_PERIOD_SECONDS,
+  JITTER_FACTOR,
+  MAX_IDENTITY_LENGTH,
+  validateIdentity,
+  validateLeaderElectionTimings,
+  type ElectionLogger,
+  type LeaderCallbacks,
+  type LeaderElectionTimings,
+  type LeaderElectorOptions,
+  type LeaderTerm,
+} from './election/leader-elector.options.js';
+export { SystemClock, type Clock, type TimerHandle } from './election/clock.js';
+export { resolveIdentity } from './election/identity.js';
+// Core: locks
+export type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from './locks/resource-lock.js';
+export {
+  DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
+  LeaseLock,
+  type LeaseLockOptions,
+} from './locks/lease.lock.js';
+export { FileLock, type FileLockOptions } from './locks/file.lock.js';
+export type { LeaseApiErrorDetails } from './messages.js';
+export { validateLeaseName, validateNamespace } from './locks/kubernetes-names.js';
+export {
+  resolveNamespace,
+  SERVICE_ACCOUNT_NAMESPACE_PATH,
+  type ResolveNamespaceOptions,
+} from './locks/namespace.js';
+// Nest layer
+export { LeaderModule } from './leader.module.js';
+export type { LeaderModuleExtras } from './leader.module-definition.js';
+export type {
+  LeaderLockKind,
+  LeaderModuleOptions,
+  LeaderModuleOptionsFactory,
+} from './leader-module-options.interface.js';
+export { LeaderElectionService } from './leader-election.service.js';
+export {
+  LeaderOnly,
+  type FollowerBehaviour,
+  type FollowerContext,
+  type LeaderOnlyOptions,
+} from './decorators/leader-only.decorator.js';
+export {
+  OnLeaderChanged,
+  OnLeadershipAcquired,
+  OnLeadershipLost,
+} from './decorators/leadership-events.decorator.js';
+export { LeadershipEvent } from './leader.constants.js';
+export type { HandlerKind } from './leader-metadata.accessor.js';
+export { currentTerm } from './leader-term.context.js';
+export { NotLeaderException, type NotLeaderResponseBody } from './not-leader.exception.js';
+export { NotLeaderExceptionFilter } from './not-leader.filter.js';
+export { LeaderHealthIndicator, type LeaderHealthIndicatorResult } from './leader.health.js';

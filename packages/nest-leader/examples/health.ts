@@ -1,0 +1,32 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { LeaderHealthIndicator } from 'nest-leader';
+
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly leader: LeaderHealthIndicator,
+  ) {}
+
+  /** Liveness: down only when the elector is wedged. Followers are alive. */
+  @Get('healthz')
+  @HealthCheck()
+  liveness() {
+    return this.health.check([() => this.leader.isHealthy()]);
+  }
+
+  /** Readiness for leader-only traffic: 200 on the leader, 503 elsewhere. Mind the rollout trap. */
+  @Get('readyz')
+  @HealthCheck()
+  readiness() {
+    return this.health.check([() => this.leader.isLeader()]);
+  }
+}
+
+@Module({
+  imports: [TerminusModule],
+  controllers: [HealthController],
+  providers: [LeaderHealthIndicator], // needs LeaderModule (global by default) in the app
+})
+export class HealthModule {}

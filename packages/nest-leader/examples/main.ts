@@ -1,0 +1,12 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './quick-start.js';
+
+async function bootstrap(): Promise<void> {
+  const app = await NestFactory.create(AppModule);
+  // SIGTERM → beforeApplicationShutdown: drain leader-only work, then release the Lease.
+  app.enableShutdownHooks();
+  await app.listen(3000);
+}
+
+void bootstrap();

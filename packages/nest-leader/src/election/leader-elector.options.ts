@@ -1,0 +1,234 @@
+/**
+ * Options of {@link LeaderElector}: their meaning, units, defaults and validation
+ * (as client-go's `LeaderElectionConfig` and `NewLeaderElector`).
+ */
+
+import { InvalidLeaderElectionOptionError } from '../errors.js';
+import type { ResourceLock } from '../locks/resource-lock.js';
+import type { Clock } from './clock.js';
+
+/** Default `leaseDurationSeconds`, as client-go's and kube-controller-manager's. */
+export const DEFAULT_LEASE_DURATION_SECONDS = 15;
+/** Default `renewDeadlineSeconds`. */
+export const DEFAULT_RENEW_DEADLINE_SECONDS = 10;
+/** Default `retryPeriodSeconds`. */
+export const DEFAULT_RETRY_PERIOD_SECONDS = 2;
+/** client-go's `JitterFactor`: acquire retries wait retryPeriod × [1, 1 + 1.2). */
+export const JITTER_FACTOR = 1.2;
+/** Longest identity accepted (client-go's holderIdentity is free-form; we keep it readable). */
+export const MAX_IDENTITY_LENGTH = 128;
+
+/** A leader term: from acquiring the Lease to losing, releasing or stepping down. */
+export interface LeaderTerm {
+  /**
+   * `leaseTransitions` of the Lease when this term began: strictly increasing per Lease
+   * object, so downstream systems can use it as a fencing token to reject stale leaders.
+   */
+  readonly leaseTransitions: number;
+  /** When this term began (wall clock; the `acquireTime` written to the Lease). */
+  readonly acquiredAt: Date;
+  /**
+   * Aborted the moment the term ends, before `onStoppedLeading` is called. Its `reason` is a
+   * `LeaderTermEndedError`. Pass it to leader-only work so it stops with the term.
+   */
+  readonly signal: AbortSignal;
+}
+
+/** Leadership callbacks, as client-go's `LeaderCallbacks`. Exceptions are logged, never rethrown. */
+export interface LeaderCallbacks {
+  /** Called when this candidate starts a term. Must not block; start work and return. */
+  onStartedLeading?(term: LeaderTerm): void;
+  /**
+   * Called when a term ends (after `term.signal` aborted). If it returns a promise, the
+   * elector awaits it before releasing the Lease on `stop()` and before campaigning again
+   * after a loss: drain in-flight leader-only work here.
+   */
+  onStoppedLeading?(term: LeaderTerm): void | Promise<void>;
+  /** Called whenever the observed holder changes to a non-empty identity, including to ourselves. */
+  onNewLeader?(identity: string): void;
+}
+
+/** Where the elector logs; the Nest layer adapts Nest's `Logger`. Messages are single lines. */
+export interface ElectionLogger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Timing of an election, in seconds, as client-go's `LeaseDuration`/`RenewDeadline`/`RetryPeriod`. */
+export interface LeaderElectionTimings {
+  /**
+   * How long, in whole seconds, candidates wait after observing the last change of the Lease
+   * before taking it over (`Lease.spec.leaseDurationSeconds`). Default 15.
+   */
+  leaseDurationSeconds: number;
+  /** How long, in seconds, the leader keeps trying to renew before it steps down. Default 10. */
+  renewDeadlineSeconds: number;
+  /** Seconds between attempts to acquire or renew. Default 2. */
+  retryPeriodSeconds: number;
+}
+
+/** Options of {@link LeaderElector}. */
+export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
+  /** Where the election record lives: `LeaseLock`, `FileLock` or `MemoryLock`. */
+  lock: ResourceLock;
+  /** This candidate's unique identity (non-empty, at most 128 characters); see `resolveIdentity()`. */
+  identity: string;
+  /** On `stop()`, hand the Lease over at once by clearing its holder. Default true. */
+  releaseOnStop?: boolean;
+  /**
+   * After losing leadership: `'recampaign'` (default) joins the election again with a new
+   * term; `'stop'` stops campaigning (client-go's Run returns; `health()` then reports unhealthy).
+   */
+  onLost?: 'recampaign' | 'stop';
+  /** Leadership callbacks. */
+  callbacks?: LeaderCallbacks;
+  /** Source of time; default `SystemClock`. */
+  clock?: Clock;
+  /** Where to log; default the console (info and above). */
+  logger?: ElectionLogger;
+  /**
+   * Uniform random numbers in [0, 1) for the acquire jitter; default `Math.random`.
+   * Tests inject a constant to make retries deterministic.
+   */
+  random?: () => number;
+}
+
+function checkSeconds(option: keyof LeaderElectionTimings, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidLeaderElectionOptionError(
+      option,
+      'must be a positive finite number of seconds',
+      value,
+    );
+  }
+  return value;
+}
+
+/**
+ * Applies defaults to `timings` and checks client-go's rules: all positive and finite,
+ * `leaseDurationSeconds` a whole number (the Lease field is an int32),
+ * leaseDuration > renewDeadline > 1.2 × retryPeriod.
+ * @returns the complete timings.
+ * @throws InvalidLeaderElectionOptionError naming the option and the rule it breaks.
+ */
+export function validateLeaderElectionTimings(
+  timings: Partial<LeaderElectionTimings> = {},
+): LeaderElectionTimings {
+  const leaseDurationSeconds = checkSeconds(
+    'leaseDurationSeconds',
+    timings.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
+  );
+  const renewDeadlineSeconds = checkSeconds(
+    'renewDeadlineSeconds',
+    timings.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,
+  );
+  const retryPeriodSeconds = checkSeconds(
+    'retryPeriodSeconds',
+    timings.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
+  );
+  if (!Number.isInteger(leaseDurationSeconds) || leaseDurationSeconds > 2 ** 31 - 1) {
+    throw new InvalidLeaderElectionOptionError(
+      'leaseDurationSeconds',
+      'must be a whole number of seconds (Lease.spec.leaseDurationSeconds is an int32)',
+      leaseDurationSeconds,
+    );
+  }
+  if (!(leaseDurationSeconds > renewDeadlineSeconds)) {
+    throw new InvalidLeaderElectionOptionError(
+      'renewDeadlineSeconds',
+      `must be less than leaseDurationSeconds (${leaseDurationSeconds}), so a leader steps down ` +
+        'before anyone else may take over',
+      renewDeadlineSeconds,
+    );
+  }
+  if (!(renewDeadlineSeconds > JITTER_FACTOR * retryPeriodSeconds)) {
+    throw new InvalidLeaderElectionOptionError(
+      'renewDeadlineSeconds',
+      `must be greater than ${JITTER_FACTOR} × retryPeriodSeconds ` +
+        `(${JITTER_FACTOR * retryPeriodSeconds}), so the leader can retry a renewal`,
+      renewDeadlineSeconds,
+    );
+  }
+  return { leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds };
+}
+
+/**
+ * Checks a candidate identity: a non-empty string of at most 128 characters.
+ * @throws InvalidLeaderElectionOptionError naming `option`.
+ */
+export function validateIdentity(identity: unknown, option = 'identity'): string {
+  if (
+    typeof identity !== 'string' ||
+    identity.length === 0 ||
+    identity.length > MAX_IDENTITY_LENGTH
+  ) {
+    throw new InvalidLeaderElectionOptionError(
+      option,
+      `must be a non-empty string of at most ${MAX_IDENTITY_LENGTH} characters, unique per process`,
+      identity,
+    );
+  }
+  return identity;
+}
+
+/** {@link LeaderElectorOptions} with defaults applied and durations in milliseconds. */
+export interface ResolvedLeaderElectorOptions {
+  lock: ResourceLock;
+  identity: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** Per-request timeout: max(1 s, renewDeadline / 2). */
+  requestTimeoutMs: number;
+  releaseOnStop: boolean;
+  onLost: 'recampaign' | 'stop';
+  callbacks: LeaderCallbacks;
+  random: () => number;
+}
+
+/**
+ * Validates every option and applies defaults (except clock and logger, which the elector
+ * builds). @throws InvalidLeaderElectionOptionError on the first broken rule.
+ */
+export function resolveLeaderElectorOptions(
+  options: LeaderElectorOptions,
+): ResolvedLeaderElectorOptions {
+  const lock = options?.lock;
+  if (
+    !lock ||
+    typeof lock.get !== 'function' ||
+    typeof lock.create !== 'function' ||
+    typeof lock.update !== 'function'
+  ) {
+    throw new InvalidLeaderElectionOptionError(
+      'lock',
+      'must be a ResourceLock (LeaseLock, FileLock or MemoryLock)',
+      lock,
+    );
+  }
+  const identity = validateIdentity(options.identity);
+  const timings = validateLeaderElectionTimings(options);
+  const releaseOnStop = options.releaseOnStop ?? true;
+  if (typeof releaseOnStop !== 'boolean') {
+    throw new InvalidLeaderElectionOptionError('releaseOnStop', 'must be a boolean', releaseOnStop);
+  }
+  const onLost = options.onLost ?? 'recampaign';
+  if (onLost !== 'recampaign' && onLost !== 'stop') {
+    throw new InvalidLeaderElectionOptionError('onLost', "must be 'recampaign' or 'stop'", onLost);
+  }
+  const renewDeadlineMs = timings.renewDeadlineSeconds * 1000;
+  return {
+    lock,
+    identity,
+    leaseDurationMs: timings.leaseDurationSeconds * 1000,
+    renewDeadlineMs,
+    retryPeriodMs: timings.retryPeriodSeconds * 1000,
+    requestTimeoutMs: Math.max(1000, renewDeadlineMs / 2),
+    releaseOnStop,
+    onLost,
+    callbacks: options.callbacks ?? {},
+    random: options.random ?? Math.random,
+  };
+}

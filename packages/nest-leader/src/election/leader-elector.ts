@@ -1,0 +1,590 @@
+/**
+ * The election algorithm, as client-go's `tools/leaderelection` (`Run` → `acquire` →
+ * `renew` → `release`, `tryAcquireOrRenew`), reading top to bottom. Framework-free.
+ */
+
+import {
+  LeaderElectionError,
+  LeaderTermEndedError,
+  type LeaderTermEndReason,
+  LeaseApiError,
+  LockConflictError,
+} from '../errors.js';
+import { electionMessages, healthMessages } from '../messages.js';
+import {
+  copyLeaseRecord,
+  type LeaseRecord,
+  type ResourceLock,
+  type VersionedLeaseRecord,
+} from '../locks/resource-lock.js';
+import { abortable, type Clock, SystemClock, type TimerHandle, timeoutSignal } from './clock.js';
+import {
+  type ElectionLogger,
+  JITTER_FACTOR,
+  type LeaderElectorOptions,
+  type LeaderTerm,
+  resolveLeaderElectorOptions,
+  type ResolvedLeaderElectorOptions,
+} from './leader-elector.options.js';
+import { RateLimitedLogger } from './rate-limited-logger.js';
+
+/** Result of {@link LeaderElector.health}, as client-go's `HealthzAdaptor.Check`. */
+export interface LeaderElectionHealth {
+  healthy: boolean;
+  /** Why it is unhealthy; absent when healthy. */
+  reason?: string;
+}
+
+/** How many times `release` re-reads after a conflict before giving up. */
+const MAX_RELEASE_ATTEMPTS = 3;
+
+/** The last record seen and the local monotonic time it was seen to change. */
+interface Observation extends VersionedLeaseRecord {
+  observedAtMs: number;
+}
+
+/** The live (or ending) term and its step-down deadline. */
+interface ActiveTerm {
+  term: LeaderTerm;
+  controller: AbortController;
+  /** Monotonic time the last successful acquire/renew request was SENT (conservative). */
+  lastRenewStartMs: number;
+  stepDownTimer?: TimerHandle;
+}
+
+type Attempt = 'leading' | 'held-by-other' | 'failed';
+
+const consoleLogger: ElectionLogger = {
+  debug: () => undefined,
+  info: (message) => console.info(`[nest-leader] ${message}`),
+  warn: (message) => console.warn(`[nest-leader] ${message}`),
+  error: (message) => console.error(`[nest-leader] ${message}`),
+};
+
+/**
+ * One candidate in a leader election on a {@link ResourceLock}, with client-go's
+ * semantics: expiry judged by when this process observed the record change (local monotonic
+ * clock, tolerant of clock skew), acquire every retryPeriod with jitter, renew every
+ * retryPeriod, step down when no renewal succeeded within renewDeadline, release on stop.
+ *
+ * Leadership comes in terms ({@link LeaderTerm}); each has an AbortSignal aborted the
+ * moment it ends. Unlike client-go, losing leadership re-enters the election by default
+ * (`onLost: 'recampaign'`), and every new term increments `leaseTransitions`, even when it
+ * re-acquires a Lease still naming this identity, so the term's `leaseTransitions` is a
+ * strictly increasing fencing token.
+ *
+ * @example
+ * const elector = new LeaderElector({ lock, identity: resolveIdentity(), callbacks: { … } });
+ * elector.start();
+ * // …
+ * await elector.stop();
+ */
+export class LeaderElector {
+  /** This candidate's identity, written as `holderIdentity` while it leads. */
+  readonly identity: string;
+  private readonly config: ResolvedLeaderElectorOptions;
+  private readonly lock: ResourceLock;
+  private readonly clock: Clock;
+  private readonly logger: ElectionLogger;
+  private readonly failures: RateLimitedLogger;
+
+  private observed: Observation | undefined;
+  private reportedLeader: string | undefined;
+  private current: ActiveTerm | undefined;
+  /** Set when another process renewed our Lease under our identity; cleared on acquiring. */
+  private sharedIdentitySuspected = false;
+  /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
+  private ownTransitions: number | undefined;
+  private state: 'new' | 'running' | 'stopping' | 'stopped' | 'lost' | 'failed' = 'new';
+  private loopError: unknown;
+  private runController: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+
+  /**
+   * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
+   * @throws InvalidLeaderElectionOptionError naming the option and the rule it breaks.
+   */
+  constructor(options: LeaderElectorOptions) {
+    this.config = resolveLeaderElectorOptions(options);
+    this.identity = this.config.identity;
+    this.lock = this.config.lock;
+    this.clock = options.clock ?? new SystemClock();
+    this.logger = options.logger ?? consoleLogger;
+    this.failures = new RateLimitedLogger(this.logger, this.clock);
+  }
+
+  /** The observed holder of the lock, or `undefined` if it is free or not read yet. */
+  get leader(): string | undefined {
+    return this.observed?.record.holderIdentity || undefined;
+  }
+
+  /** The live term, or `undefined` when not leading (same check as {@link isLeader}). */
+  get term(): LeaderTerm | undefined {
+    return this.isLeader() ? this.current?.term : undefined;
+  }
+
+  /**
+   * True only while a term is live by the local monotonic clock: re-checks the renew deadline
+   * at call time, so a process paused past it (SIGSTOP, long GC) reads `false` even before its
+   * step-down timer had a chance to run, and ends the term right there.
+   */
+  isLeader(): boolean {
+    const active = this.current;
+    return active !== undefined && this.withinRenewDeadline(active);
+  }
+
+  /**
+   * Liveness, as client-go's `HealthzAdaptor`: unhealthy if this candidate believes it leads
+   * (a term is live or still ending) but has not renewed for longer than leaseDuration +
+   * `toleranceMs`, i.e. someone else may lead now; or if the election loop stopped
+   * unexpectedly (an internal error, or `onLost: 'stop'` after a loss — client-go's process
+   * would have exited). Not started and stopped electors are healthy.
+   * @param toleranceMs - extra time past lease expiry to tolerate, in ms; default 0
+   */
+  health(toleranceMs = 0): LeaderElectionHealth {
+    const lock = this.lock.description;
+    if (this.state === 'failed') {
+      return { healthy: false, reason: healthMessages.loopFailed(lock, this.loopError) };
+    }
+    if (this.state === 'lost') {
+      return { healthy: false, reason: healthMessages.stoppedAfterLoss(lock) };
+    }
+    const active = this.current;
+    if (active) {
+      const sinceRenewMs = this.clock.nowMs() - active.lastRenewStartMs;
+      if (sinceRenewMs > this.config.leaseDurationMs + toleranceMs) {
+        const reason = healthMessages.leaseExpired(
+          lock,
+          sinceRenewMs,
+          this.config.leaseDurationMs,
+          toleranceMs,
+        );
+        return { healthy: false, reason };
+      }
+    }
+    return { healthy: true };
+  }
+
+  /**
+   * Starts campaigning in the background and returns at once. Errors are logged, never
+   * thrown or left as unhandled rejections. Calling it while running does nothing.
+   * @throws LeaderElectionError if the elector was stopped (create a new one instead).
+   */
+  start(): void {
+    if (this.state === 'running') return;
+    if (this.state !== 'new' && this.state !== 'lost') {
+      throw new LeaderElectionError(electionMessages.stoppedNotStartable());
+    }
+    this.state = 'running';
+    const controller = new AbortController();
+    this.runController = controller;
+    this.loop = this.run(controller.signal).catch((error: unknown) => this.fail(error));
+  }
+
+  /**
+   * Stops campaigning: ends the term if any (aborts its signal, awaits `onStoppedLeading`),
+   * then, with `releaseOnStop`, clears the holder of the Lease if it still names us so a
+   * follower takes over at once. Resolves when done; never rejects. Idempotent.
+   * Waits as long as `onStoppedLeading` does, so keep that drain bounded.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.state === 'running') this.state = 'stopping';
+    this.runController?.abort();
+    await this.loop;
+    if (this.config.releaseOnStop) await this.release();
+    this.state = 'stopped';
+  }
+
+  // --- Run: acquire, renew until the term ends, then campaign again or stop ----------------
+
+  private async run(signal: AbortSignal): Promise<void> {
+    this.logger.info(electionMessages.started(this.identity, this.lock.description));
+    while (!signal.aborted) {
+      if (!(await this.acquire(signal))) return;
+      await this.renew(signal);
+      await this.endTerm();
+      if (signal.aborted) return;
+      if (this.config.onLost === 'stop') {
+        this.state = 'lost';
+        this.logger.warn(electionMessages.stoppedAfterLoss(this.lock.description));
+        return;
+      }
+      this.logger.info(electionMessages.recampaign(this.lock.description));
+    }
+  }
+
+  private async fail(error: unknown): Promise<void> {
+    try {
+      this.state = 'failed';
+      this.loopError = error;
+      this.logger.error(electionMessages.loopFailed(this.lock.description, error));
+      if (this.current) this.abortTerm(this.current, 'election-failed');
+      await this.endTerm();
+    } catch {
+      // Nothing left to report to; never surface as an unhandled rejection.
+    }
+  }
+
+  // --- Acquire: try every retryPeriod × [1, 2.2) until we lead -----------------------------
+
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      const startedMs = this.clock.nowMs();
+      const attempt = await this.tryAcquireOrRenew(signal, undefined);
+      if (signal.aborted) return false;
+      if (attempt !== 'failed') this.failures.recovered(this.lock.description);
+      if (attempt === 'leading') {
+        this.beginTerm(startedMs);
+        return true;
+      }
+      const jitter = 1 + JITTER_FACTOR * this.config.random();
+      await this.clock.sleep(this.config.retryPeriodMs * jitter, signal);
+      if (signal.aborted) return false;
+    }
+  }
+
+  private beginTerm(startedMs: number): void {
+    const record = this.observed!.record;
+    const controller = new AbortController();
+    const term: LeaderTerm = Object.freeze({
+      leaseTransitions: record.leaseTransitions,
+      acquiredAt: new Date((record.acquireTime ?? this.clock.wallNow()).getTime()),
+      signal: controller.signal,
+    });
+    const active: ActiveTerm = { term, controller, lastRenewStartMs: startedMs };
+    this.current = active;
+    this.sharedIdentitySuspected = false;
+    this.scheduleStepDown(active);
+    this.logger.info(
+      electionMessages.startedLeading(this.identity, this.lock.description, term.leaseTransitions),
+    );
+    this.invoke('onStartedLeading', () => this.config.callbacks.onStartedLeading?.(term));
+  }
+
+  // --- Renew: every retryPeriod; step down when renewDeadline passes without success -------
+
+  private async renew(signal: AbortSignal): Promise<void> {
+    const active = this.current!;
+    const live = AbortSignal.any([signal, active.term.signal]);
+    while (!live.aborted) {
+      await this.clock.sleep(this.config.retryPeriodMs, live);
+      if (live.aborted || !this.withinRenewDeadline(active)) return;
+      const startedMs = this.clock.nowMs();
+      const attempt = await this.tryAcquireOrRenew(live, active);
+      if (live.aborted) return;
+      if (attempt !== 'failed') this.failures.recovered(this.lock.description);
+      if (attempt === 'leading') {
+        active.lastRenewStartMs = startedMs;
+        this.scheduleStepDown(active);
+      } else if (attempt === 'held-by-other') {
+        this.abortTerm(active, 'lease-taken-over');
+      }
+      // 'failed': retry after retryPeriod until the step-down timer ends the term.
+    }
+  }
+
+  /** The step-down deadline is a local timer: a hung request cannot keep us leader. */
+  private scheduleStepDown(active: ActiveTerm): void {
+    active.stepDownTimer?.cancel();
+    const dueInMs = active.lastRenewStartMs + this.config.renewDeadlineMs - this.clock.nowMs();
+    active.stepDownTimer = this.clock.setTimer(dueInMs, () => {
+      if (this.withinRenewDeadline(active)) this.scheduleStepDown(active);
+    });
+  }
+
+  /** True while `active` is live; ends it if its renew deadline has passed. */
+  private withinRenewDeadline(active: ActiveTerm): boolean {
+    if (active.controller.signal.aborted) return false;
+    if (this.clock.nowMs() - active.lastRenewStartMs < this.config.renewDeadlineMs) return true;
+    this.logger.warn(
+      electionMessages.renewDeadlineExceeded(this.lock.description, this.config.renewDeadlineMs),
+    );
+    this.abortTerm(active, 'renew-deadline-exceeded');
+    return false;
+  }
+
+  private abortTerm(active: ActiveTerm, reason: LeaderTermEndReason): void {
+    active.stepDownTimer?.cancel();
+    if (!active.controller.signal.aborted) {
+      active.controller.abort(new LeaderTermEndedError(reason, active.term.leaseTransitions));
+    }
+  }
+
+  /** Aborts the term's signal (if not yet), then awaits `onStoppedLeading` (the drain). */
+  private async endTerm(): Promise<void> {
+    const active = this.current;
+    if (!active) return;
+    this.abortTerm(active, 'stopped');
+    const reason = (active.controller.signal.reason as LeaderTermEndedError).reason;
+    this.logger.info(electionMessages.stoppedLeading(this.identity, this.lock.description, reason));
+    await this.invokeAndWait('onStoppedLeading', () =>
+      this.config.callbacks.onStoppedLeading?.(active.term),
+    );
+    if (this.current === active) this.current = undefined;
+  }
+
+  // --- tryAcquireOrRenew: one attempt, optimistic concurrency on the record's version ------
+
+  /**
+   * One attempt to acquire (`active` undefined) or renew (`active` = our live term), as
+   * client-go's `tryAcquireOrRenew`. Remote times are never compared with ours.
+   */
+  private async tryAcquireOrRenew(
+    signal: AbortSignal,
+    active: ActiveTerm | undefined,
+  ): Promise<Attempt> {
+    const now = this.clock.wallNow();
+    const leaseDurationSeconds = this.config.leaseDurationMs / 1000;
+
+    // 1. Fast path: the leader writes over the version it last saw, without a GET.
+    const cached = this.observed;
+    if (active && cached?.record.holderIdentity === this.identity) {
+      const renewed: LeaseRecord = { ...cached.record, renewTime: now, leaseDurationSeconds };
+      try {
+        const version = await this.call(
+          (s) => this.lock.update(renewed, cached.version, s),
+          signal,
+        );
+        this.recordWrite(renewed, version);
+        return 'leading';
+      } catch (error) {
+        if (signal.aborted) return 'failed';
+        this.reportFailure('update', error, signal);
+      }
+    }
+
+    // 2. Read the record; create it if missing (unless we were leading: then it was deleted).
+    let current: VersionedLeaseRecord | undefined;
+    try {
+      current = await this.call((s) => this.lock.get(s), signal);
+    } catch (error) {
+      this.reportFailure('get', error, signal);
+      return 'failed';
+    }
+    if (!current) {
+      if (active) return 'held-by-other';
+      const created: LeaseRecord = {
+        holderIdentity: this.identity,
+        leaseDurationSeconds,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: 0,
+      };
+      return this.write('create', created, undefined, signal);
+    }
+
+    // 3. Judge the record by when WE saw it change.
+    this.observe(current);
+    const record = current.record;
+    if (active) {
+      if (record.holderIdentity !== this.identity) {
+        this.logger.warn(electionMessages.takenOver(this.lock.description, record.holderIdentity));
+        return 'held-by-other';
+      }
+      if (record.leaseTransitions !== active.term.leaseTransitions) {
+        // Someone else took the Lease under our identity: yield to it, and from now on treat
+        // a Lease naming us as theirs until it expires, rather than fight over it.
+        this.logger.warn(electionMessages.duplicateIdentity(this.lock.description, this.identity));
+        this.sharedIdentitySuspected = true;
+        return 'held-by-other';
+      }
+    } else {
+      const heldByOther =
+        record.holderIdentity !== '' &&
+        (record.holderIdentity !== this.identity || this.sharedIdentitySuspected);
+      if (heldByOther && !this.observedExpired()) return 'held-by-other';
+    }
+
+    // 4. Renew (keep acquireTime and leaseTransitions) or take over (a new term).
+    const next: LeaseRecord = active
+      ? { ...record, leaseDurationSeconds, renewTime: now, acquireTime: record.acquireTime ?? now }
+      : {
+          ...record,
+          holderIdentity: this.identity,
+          leaseDurationSeconds,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: validTransitions(record.leaseTransitions) + 1,
+        };
+    return this.write('update', next, current.version, signal);
+  }
+
+  private async write(
+    operation: 'create' | 'update',
+    record: LeaseRecord,
+    version: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Attempt> {
+    // Before sending: the write may succeed even if we never see the answer.
+    this.ownTransitions = record.leaseTransitions;
+    try {
+      const written = await this.call(
+        (s) =>
+          operation === 'create'
+            ? this.lock.create(record, s)
+            : this.lock.update(record, version!, s),
+        signal,
+      );
+      this.recordWrite(record, written);
+      return 'leading';
+    } catch (error) {
+      this.reportFailure(operation, error, signal);
+      return 'failed';
+    }
+  }
+
+  /** Expired when leaseDuration has passed on OUR clock since we saw the record change. */
+  private observedExpired(): boolean {
+    const { record, observedAtMs } = this.observed!;
+    const seconds =
+      Number.isFinite(record.leaseDurationSeconds) && record.leaseDurationSeconds > 0
+        ? record.leaseDurationSeconds
+        : this.config.leaseDurationMs / 1000;
+    return this.clock.nowMs() - observedAtMs >= seconds * 1000;
+  }
+
+  private observe(current: VersionedLeaseRecord): void {
+    const changed = this.observed?.version !== current.version;
+    this.observed = {
+      record: copyLeaseRecord(current.record),
+      version: current.version,
+      observedAtMs: changed ? this.clock.nowMs() : this.observed!.observedAtMs,
+    };
+    this.reportLeader(current.record.holderIdentity);
+  }
+
+  private recordWrite(record: LeaseRecord, version: string): void {
+    this.observe({ record, version });
+  }
+
+  private reportLeader(holder: string): void {
+    if (holder === this.reportedLeader) return;
+    this.reportedLeader = holder;
+    if (holder === '') return;
+    this.logger.info(electionMessages.newLeader(holder, this.lock.description));
+    this.invoke('onNewLeader', () => this.config.callbacks.onNewLeader?.(holder));
+  }
+
+  // --- Release: hand the Lease over at once on stop ----------------------------------------
+
+  /**
+   * As client-go's `release`, but re-reads first: clears the holder only if the Lease still
+   * names us at the transitions we wrote, keeping leaseTransitions; re-reads on conflict.
+   */
+  private async release(): Promise<void> {
+    if (this.ownTransitions === undefined) return;
+    const { signal, dispose } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
+    try {
+      for (let attempt = 1; attempt <= MAX_RELEASE_ATTEMPTS; attempt++) {
+        const current = await this.call((s) => this.lock.get(s), signal);
+        if (!current) return;
+        this.observe(current);
+        const { record } = current;
+        if (
+          record.holderIdentity !== this.identity ||
+          record.leaseTransitions !== this.ownTransitions
+        ) {
+          this.logger.debug(
+            electionMessages.releaseSkipped(this.lock.description, record.holderIdentity),
+          );
+          return;
+        }
+        const now = this.clock.wallNow();
+        const released: LeaseRecord = {
+          ...record,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          acquireTime: now,
+          renewTime: now,
+        };
+        try {
+          const version = await this.call(
+            (s) => this.lock.update(released, current.version, s),
+            signal,
+          );
+          this.recordWrite(released, version);
+          this.logger.info(electionMessages.released(this.identity, this.lock.description));
+          return;
+        } catch (error) {
+          if (!(error instanceof LockConflictError) || attempt === MAX_RELEASE_ATTEMPTS)
+            throw error;
+        }
+      }
+    } catch (error) {
+      this.logger.warn(electionMessages.releaseFailed(this.lock.description, error));
+    } finally {
+      dispose();
+    }
+  }
+
+  // --- Plumbing ------------------------------------------------------------------------------
+
+  /** Calls the lock with the per-request timeout, max(1 s, renewDeadline / 2). */
+  private async call<T>(
+    request: (signal: AbortSignal) => Promise<T>,
+    parent: AbortSignal,
+  ): Promise<T> {
+    const { signal, dispose } = timeoutSignal(this.clock, this.config.requestTimeoutMs, parent);
+    try {
+      return await abortable(request(signal), signal);
+    } finally {
+      dispose();
+    }
+  }
+
+  /**
+   * Conflicts are normal races (debug); other failures are logged rate-limited. Nothing is
+   * logged when `signal` (the term or the run, not the request timeout) was aborted.
+   */
+  private reportFailure(
+    operation: 'get' | 'create' | 'update',
+    error: unknown,
+    signal: AbortSignal,
+  ): void {
+    if (signal.aborted) return;
+    const message = electionMessages.lockOperationFailed(operation, this.lock.description, error);
+    if (error instanceof LockConflictError) {
+      this.logger.debug(message);
+      return;
+    }
+    const kind =
+      error instanceof LeaseApiError ? error.kind : error instanceof Error ? error.name : 'unknown';
+    const configurationProblem = error instanceof LeaseApiError && !error.transient;
+    this.failures.report(`${operation}:${kind}`, configurationProblem ? 'error' : 'warn', message);
+  }
+
+  private invoke(callback: string, run: () => unknown): void {
+    try {
+      const result = run();
+      if (isPromiseLike(result)) {
+        result.then(undefined, (error: unknown) =>
+          this.logger.error(electionMessages.callbackFailed(callback, error)),
+        );
+      }
+    } catch (error) {
+      this.logger.error(electionMessages.callbackFailed(callback, error));
+    }
+  }
+
+  private async invokeAndWait(callback: string, run: () => unknown): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      this.logger.error(electionMessages.callbackFailed(callback, error));
+    }
+  }
+}
+
+function validTransitions(value: number): number {
+  return Number.isSafeInteger(value) && value >= 0 ? value : 0;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+}

@@ -1,0 +1,86 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { FollowerContext, LeaderOnlyOptions } from './decorators/leader-only.decorator.js';
+import { InFlightRegistry } from './in-flight.registry.js';
+import { LeaderElectionService } from './leader-election.service.js';
+import type { HandlerKind } from './leader-metadata.accessor.js';
+import { runInTerm } from './leader-term.context.js';
+import { nestMessages } from './messages.js';
+import { NotLeaderException } from './not-leader.exception.js';
+
+/** One call of a `@LeaderOnly()` method, as the wrapper hands it over. */
+export interface LeaderOnlyInvocation {
+  readonly instance: object;
+  readonly methodName: string;
+  readonly args: readonly unknown[];
+  readonly kind: HandlerKind;
+  /** The original is an `async` function: answer with promises, never throw synchronously. */
+  readonly isAsync: boolean;
+  readonly options: LeaderOnlyOptions;
+  /** Calls the original method with the call's `this` and arguments. */
+  run(): unknown;
+}
+
+/**
+ * Decides each `@LeaderOnly()` call: on the leader (and before shutdown began) it runs the
+ * method inside its term and tracks it until it settles; on a follower it applies the
+ * method's follower behaviour.
+ */
+@Injectable()
+export class LeaderOnlyGate {
+  private readonly logger = new Logger('LeaderOnly');
+
+  constructor(
+    private readonly election: LeaderElectionService,
+    private readonly inFlight: InFlightRegistry,
+  ) {}
+
+  invoke(invocation: LeaderOnlyInvocation): unknown {
+    const term = this.election.term;
+    if (term && this.inFlight.accepting && this.election.isLeader()) {
+      return this.inFlight.track(() => runInTerm(term, () => invocation.run()));
+    }
+    return this.asFollower(invocation);
+  }
+
+  private asFollower(invocation: LeaderOnlyInvocation): unknown {
+    const { instance, methodName, args, kind, isAsync, options } = invocation;
+    const context: FollowerContext = {
+      instance,
+      methodName,
+      args,
+      kind,
+      identity: this.election.identity,
+      leader: this.election.leader,
+    };
+    const behaviour = options.onFollower ?? (kind === 'other' ? 'skip' : 'throw');
+    if (typeof behaviour === 'function') return behaviour(context);
+    if (behaviour === 'skip') {
+      this.logger.debug(
+        nestMessages.skipped(instance.constructor.name, methodName, context.leader),
+      );
+      return isAsync ? Promise.resolve(undefined) : undefined;
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil(this.election.timings.retryPeriodSeconds));
+    if (kind === 'rpc') return rejectWithRpcException(context.leader, retryAfterSeconds);
+    const error = new NotLeaderException(context.leader, retryAfterSeconds);
+    if (isAsync) return Promise.reject(error);
+    throw error;
+  }
+}
+
+/**
+ * Rejects with an `RpcException`, which Nest's RPC layer sends back as the error reply.
+ * Imported lazily so `@nestjs/microservices` is only needed by applications that use it.
+ */
+async function rejectWithRpcException(
+  leader: string | undefined,
+  retryAfterSeconds: number,
+): Promise<never> {
+  const { RpcException } = await import('@nestjs/microservices');
+  throw new RpcException({
+    status: 'error',
+    message: nestMessages.notLeader(leader),
+    leader: leader ?? null,
+    retryAfterSeconds,
+  });
+}

@@ -1,0 +1,23 @@
+/** Metadata keys and defaults of the Nest layer. */
+
+/** Set on a `@LeaderOnly()` wrapper function; the value is its {@link LeaderOnlyOptions}. */
+export const LEADER_ONLY_METADATA = 'nest-leader:leader-only';
+
+/** Set on a leadership event handler; the value is a `LeadershipEvent[]`. */
+export const LEADERSHIP_EVENT_METADATA = 'nest-leader:leadership-event';
+
+/** `@nestjs/microservices`' `PATTERN_METADATA`, spelled out so that package stays optional. */
+export const MESSAGE_PATTERN_METADATA = 'microservices:pattern';
+
+/** Default bound, in milliseconds, on draining in-flight `@LeaderOnly` work at shutdown. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+/** The leadership events `@OnLeadershipAcquired`, `@OnLeadershipLost` and `@OnLeaderChanged` listen to. */
+export enum LeadershipEvent {
+  /** This replica became leader; handlers receive the new `LeaderTerm`. */
+  Acquired = 'acquired',
+  /** This replica's term ended; handlers receive the ended `LeaderTerm`. */
+  Lost = 'lost',
+  /** The observed holder changed (also to this replica); handlers receive its identity. */
+  Changed = 'changed',
+}

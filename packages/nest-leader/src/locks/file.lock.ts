@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import lockfile from 'proper-lockfile';
+import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
+import { lockMessages } from '../messages.js';
+import { validateLeaseName } from './kubernetes-names.js';
+import {
+  type LeaseRecord,
+  parseLeaseTime,
+  type ResourceLock,
+  type VersionedLeaseRecord,
+} from './resource-lock.js';
+
+/** Options of {@link FileLock}: an explicit file, or a name in a directory. */
+export type FileLockOptions =
+  | {
+      /** Path of the lease file; its directory is created if missing. */
+      path: string;
+    }
+  | {
+      /** Lease name (DNS-1123 subdomain); the file is `<directory>/<name>.lease.json`. */
+      name: string;
+      /** Directory of the lease file; default `os.tmpdir()`. */
+      directory?: string;
+    };
+
+/** How long a write waits for the file mutex before failing (the elector retries). */
+const MUTEX_WAIT_MS = 5_000;
+/** A mutex older than this is stale (holder died mid-write); proper-lockfile's minimum. */
+const MUTEX_STALE_MS = 2_000;
+
+interface LeaseFile {
+  version: string;
+  record: {
+    holderIdentity: string;
+    leaseDurationSeconds: number;
+    leaseTransitions: number;
+    acquireTime?: string;
+    renewTime?: string;
+    strategy?: string;
+    preferredHolder?: string;
+  };
+}
+
+/**
+ * The election record as a JSON file, for several processes on ONE host (local
+ * development, a VM, `docker compose` with a shared volume on one machine). Not for network
+ * file systems or several hosts: use `LeaseLock` there.
+ *
+ * Compare-and-swap: `create`/`update` hold a short mutex (proper-lockfile's `<file>.lock`
+ * directory; a mutex left by a process killed mid-write goes stale after 2 s), re-read the
+ * version stored in the file, and write a temporary file then rename it over the lease
+ * file, so readers never see a partial record. Versions are random tokens, so a deleted
+ * and re-created file never matches an old version.
+ */
+export class FileLock implements ResourceLock {
+  /** `FileLock <path>`. */
+  readonly description: string;
+  /** Absolute path of the lease file. */
+  readonly path: string;
+
+  /**
+   * @throws InvalidLeaderElectionOptionError if `path` is empty or `name` is not a DNS-1123
+   *   subdomain.
+   */
+  constructor(opts: FileLockOptions) {
+    if ('path' in opts) {
+      if (typeof opts.path !== 'string' || opts.path.trim() === '') {
+        throw new InvalidLeaderElectionOptionError(
+          'path',
+          'must be a non-empty file path',
+          opts.path,
+        );
+      }
+      this.path = resolve(opts.path);
+    } else {
+      const name = validateLeaseName(opts.name, 'name');
+      this.path = resolve(opts.directory ?? tmpdir(), `${name}.lease.json`);
+    }
+    this.description = `FileLock ${this.path}`;
+  }
+
+  /** Reads the file without the mutex (writes are atomic renames); `undefined` if absent or unparseable. */
+  async get(signal?: AbortSignal): Promise<VersionedLeaseRecord | undefined> {
+    signal?.throwIfAborted();
+    return this.read();
+  }
+
+  /**
+   * Writes the file if it holds no record; resolves the new version.
+   * @throws LockConflictError if it does; an `Error` if the mutex stays busy for 5 s.
+   */
+  async create(record: LeaseRecord, signal?: AbortSignal): Promise<string> {
+    return this.withMutex(signal, async () => {
+      if (await this.read()) throw new LockConflictError(this.description, 'create');
+      return this.write(record);
+    });
+  }
+
+  /**
+   * Replaces the record if the file is still at `version`; resolves the new version.
+   * @throws LockConflictError if it changed; an `Error` if the mutex stays busy for 5 s.
+   */
+  async update(record: LeaseRecord, version: string, signal?: AbortSignal): Promise<string> {
+    return this.withMutex(signal, async () => {
+      const current = await this.read();
+      if (current?.version !== version) throw new LockConflictError(this.description, 'update');
+      return this.write(record);
+    });
+  }
+
+  /** Reads the file; missing or unparseable content reads as no record. */
+  private async read(): Promise<VersionedLeaseRecord | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      return fromLeaseFile(JSON.parse(text) as LeaseFile);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async write(record: LeaseRecord): Promise<string> {
+    const version = randomUUID();
+    const temporary = `${this.path}.${process.pid}.${version}.tmp`;
+    try {
+      await writeFile(temporary, JSON.stringify(toLeaseFile(record, version), null, 2));
+      await rename(temporary, this.path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    return version;
+  }
+
+  /** Runs `critical` holding the file mutex; waits (bounded, abortable) for it first. */
+  private async withMutex<T>(
+    signal: AbortSignal | undefined,
+    critical: () => Promise<T>,
+  ): Promise<T> {
+    await mkdir(dirname(this.path), { recursive: true });
+    const deadline = Date.now() + MUTEX_WAIT_MS;
+    let compromised: Error | undefined;
+    let release: () => Promise<void>;
+    for (;;) {
+      signal?.throwIfAborted();
+      try {
+        release = await lockfile.lock(this.path, {
+          realpath: false,
+          stale: MUTEX_STALE_MS,
+          retries: 0,
+          onCompromised: (error) => (compromised = error),
+        });
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+        if (Date.now() > deadline) {
+          throw new Error(lockMessages.fileLockBusy(this.path), { cause: error });
+        }
+        await delay(5 + Math.random() * 20, undefined, { signal }).catch(() => undefined);
+      }
+    }
+    try {
+      const result = await critical();
+      if (compromised) throw compromised;
+      return result;
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+}
+
+function toLeaseFile(record: LeaseRecord, version: string): LeaseFile {
+  return {
+    version,
+    record: {
+      holderIdentity: record.holderIdentity,
+      leaseDurationSeconds: record.leaseDurationSeconds,
+      leaseTransitions: record.leaseTransitions,
+      acquireTime: record.acquireTime?.toISOString(),
+      renewTime: record.renewTime?.toISOString(),
+      strategy: record.strategy,
+      preferredHolder: record.preferredHolder,
+    },
+  };
+}
+
+function fromLeaseFile(file: LeaseFile): VersionedLeaseRecord | undefined {
+  if (typeof file?.version !== 'string' || typeof file.record !== 'object' || !file.record) {
+    return undefined;
+  }
+  const r = file.record;
+  const record: LeaseRecord = {
+    holderIdentity: typeof r.holderIdentity === 'string' ? r.holderIdentity : '',
+    leaseDurationSeconds: Number.isFinite(r.leaseDurationSeconds) ? r.leaseDurationSeconds : 0,
+    leaseTransitions: Number.isFinite(r.leaseTransitions) ? r.leaseTransitions : 0,
+  };
+  const acquireTime = parseLeaseTime(r.acquireTime);
+  const renewTime = parseLeaseTime(r.renewTime);
+  if (acquireTime) record.acquireTime = acquireTime;
+  if (renewTime) record.renewTime = renewTime;
+  if (typeof r.strategy === 'string') record.strategy = r.strategy;
+  if (typeof r.preferredHolder === 'string') record.preferredHolder = r.preferredHolder;
+  return { record, version: file.version };
+}

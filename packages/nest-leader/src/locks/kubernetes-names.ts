@@ -1,0 +1,42 @@
+/** Validation of Kubernetes object names, as apimachinery's `validation.IsDNS1123…`. */
+
+import { InvalidLeaderElectionOptionError } from '../errors.js';
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Checks a Lease name: a DNS-1123 subdomain (lowercase alphanumerics, `-` and `.`, starting
+ * and ending alphanumeric, at most 253 characters).
+ * @param option - the option name to report, e.g. `leaseName`
+ * @throws InvalidLeaderElectionOptionError naming `option` and the rule.
+ */
+export function validateLeaseName(name: unknown, option = 'name'): string {
+  if (typeof name !== 'string' || name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+    throw new InvalidLeaderElectionOptionError(
+      option,
+      "must be a DNS-1123 subdomain: at most 253 characters of a-z, 0-9, '-' and '.', " +
+        'starting and ending with a letter or digit',
+      name,
+    );
+  }
+  return name;
+}
+
+/**
+ * Checks a namespace name: a DNS-1123 label (lowercase alphanumerics and `-`, starting and
+ * ending alphanumeric, at most 63 characters).
+ * @param option - the option name to report, e.g. `namespace`
+ * @throws InvalidLeaderElectionOptionError naming `option` and the rule.
+ */
+export function validateNamespace(namespace: unknown, option = 'namespace'): string {
+  if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
+    throw new InvalidLeaderElectionOptionError(
+      option,
+      "must be a DNS-1123 label: at most 63 characters of a-z, 0-9 and '-', " +
+        'starting and ending with a letter or digit',
+      namespace,
+    );
+  }
+  return namespace;
+}

@@ -1,0 +1,87 @@
+/**
+ * The storage seam of the election: a record read and written with compare-and-swap,
+ * as client-go's `resourcelock.Interface` (`Get`/`Create`/`Update` of a
+ * `LeaderElectionRecord`). Locks never import the elector.
+ */
+
+/**
+ * The election state kept in the lock: the fields of a Kubernetes `Lease.spec`.
+ * Times are wall-clock times written for humans and other tools; the elector never
+ * compares them with its own clock (it judges expiry by when it observed a change).
+ */
+export interface LeaseRecord {
+  /** Identity of the current holder; `''` means free (released). */
+  holderIdentity: string;
+  /** How long, in whole seconds, candidates wait after observing a change before taking over. */
+  leaseDurationSeconds: number;
+  /** When the current holder acquired the lease (wall clock). */
+  acquireTime?: Date;
+  /** When the current holder last renewed the lease (wall clock). */
+  renewTime?: Date;
+  /** Number of changes of holder so far; the natural fencing token. */
+  leaseTransitions: number;
+  /** Coordinated leader election strategy (`Lease.spec.strategy`); preserved, never interpreted. */
+  strategy?: string;
+  /** Preferred holder (`Lease.spec.preferredHolder`); preserved, never interpreted. */
+  preferredHolder?: string;
+}
+
+/** A record as stored, with the opaque version to pass to {@link ResourceLock.update}. */
+export interface VersionedLeaseRecord {
+  record: LeaseRecord;
+  /** Opaque version (a Lease's `resourceVersion`); changes with every write. */
+  version: string;
+}
+
+/**
+ * Where the election record lives. Implementations: `LeaseLock` (Kubernetes),
+ * `FileLock` (one host), `MemoryLock` (tests, from `nest-leader/testing`).
+ *
+ * Every method honours `signal`: when it aborts, the returned promise rejects soon with
+ * `signal.reason`. Other failures reject with `LockConflictError` (lost a race) or an
+ * implementation error such as `LeaseApiError`.
+ */
+export interface ResourceLock {
+  /** Human-readable name used in logs and messages, e.g. `Lease default/billing-worker`. */
+  readonly description: string;
+  /** Reads the record; resolves `undefined` when it does not exist. */
+  get(signal?: AbortSignal): Promise<VersionedLeaseRecord | undefined>;
+  /**
+   * Creates the record; resolves its new version.
+   * @throws LockConflictError if it already exists.
+   */
+  create(record: LeaseRecord, signal?: AbortSignal): Promise<string>;
+  /**
+   * Replaces the record if it is still at `version`; resolves the new version.
+   * @throws LockConflictError if the record changed since `version` was read.
+   */
+  update(record: LeaseRecord, version: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** A deep copy of a record, so callers and locks never share mutable `Date`s. */
+export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
+  const copy: LeaseRecord = {
+    holderIdentity: record.holderIdentity,
+    leaseDurationSeconds: record.leaseDurationSeconds,
+    leaseTransitions: record.leaseTransitions,
+  };
+  if (record.acquireTime) copy.acquireTime = new Date(record.acquireTime.getTime());
+  if (record.renewTime) copy.renewTime = new Date(record.renewTime.getTime());
+  if (record.strategy !== undefined) copy.strategy = record.strategy;
+  if (record.preferredHolder !== undefined) copy.preferredHolder = record.preferredHolder;
+  return copy;
+}
+
+/**
+ * Parses a time read back from storage (a string, e.g. a Lease's MicroTime, which
+ * client-node leaves unparsed, or a `Date`); `undefined` when absent or unparseable.
+ * Never throws: foreign records may hold anything.
+ */
+export function parseLeaseTime(value: unknown): Date | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number' && !(value instanceof Date)) {
+    return undefined;
+  }
+  if (value === '') return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}

@@ -1,0 +1,73 @@
+import {
+  type ElectionLogger,
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaderTerm,
+} from 'nest-leader';
+import { ManualClock, MemoryLock } from 'nest-leader/testing';
+
+/** Log lines a test can assert on, as `LEVEL message`. */
+export class RecordingLogger implements ElectionLogger {
+  readonly lines: string[] = [];
+  debug(message: string): void {
+    this.lines.push(`DEBUG ${message}`);
+  }
+  info(message: string): void {
+    this.lines.push(`INFO ${message}`);
+  }
+  warn(message: string): void {
+    this.lines.push(`WARN ${message}`);
+  }
+  error(message: string): void {
+    this.lines.push(`ERROR ${message}`);
+  }
+  matching(level: string, text: string | RegExp): string[] {
+    return this.lines.filter(
+      (l) => l.startsWith(level) && (typeof text === 'string' ? l.includes(text) : text.test(l)),
+    );
+  }
+}
+
+/** What the callbacks of one elector saw, in order. */
+export interface CallbackLog {
+  events: string[];
+  terms: LeaderTerm[];
+  newLeaders: string[];
+}
+
+/** Default test timings: leaseDuration 15 s, renewDeadline 10 s, retryPeriod 2 s, no jitter. */
+export function candidate(
+  identity: string,
+  shared: { lock: MemoryLock; clock: ManualClock; logger?: RecordingLogger },
+  overrides: Partial<LeaderElectorOptions> = {},
+): { elector: LeaderElector; log: CallbackLog; logger: RecordingLogger } {
+  const logger = shared.logger ?? new RecordingLogger();
+  const log: CallbackLog = { events: [], terms: [], newLeaders: [] };
+  const elector = new LeaderElector({
+    lock: shared.lock,
+    identity,
+    clock: shared.clock,
+    logger,
+    random: () => 0,
+    callbacks: {
+      onStartedLeading: (term) => {
+        log.events.push(`started ${term.leaseTransitions}`);
+        log.terms.push(term);
+      },
+      onStoppedLeading: (term) => {
+        log.events.push(`stopped ${term.leaseTransitions}`);
+      },
+      onNewLeader: (id) => log.newLeaders.push(id),
+    },
+    ...overrides,
+  });
+  return { elector, log, logger };
+}
+
+/** A fresh clock and lock. */
+export function world(): { lock: MemoryLock; clock: ManualClock } {
+  return { lock: new MemoryLock({ name: 'test' }), clock: new ManualClock() };
+}
+
+/** Seconds to milliseconds, for readable `advance` calls. */
+export const s = (seconds: number): number => seconds * 1000;

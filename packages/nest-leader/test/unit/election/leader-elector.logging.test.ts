@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { LeaseApiError } from 'nest-leader';
+import { candidate, s, world } from './elector.fixture.js';
+
+describe('LeaderElector: logging failures', () => {
+  test('a persistent transient failure is logged once, then once per 30 s with a count', async () => {
+    const w = world();
+    const { elector, logger } = candidate('a', w);
+    w.lock.failNext('any', new Error('connect ECONNREFUSED 10.0.0.1:443'), 1000);
+
+    elector.start();
+    await w.clock.advance(s(61));
+
+    const lines = logger.matching('WARN', 'ECONNREFUSED');
+    assert.equal(lines.length, 3);
+    assert.doesNotMatch(lines[0]!, /repeated/);
+    assert.match(lines[1]!, /repeated 15 times in the last 30s/);
+    assert.match(lines[2]!, /repeated 15 times in the last 30s/);
+    await elector.stop();
+  });
+
+  test('recovery is logged once with the number of failed attempts', async () => {
+    const w = world();
+    const { elector, logger } = candidate('a', w);
+    w.lock.failNext('get', new Error('socket hang up'), 3);
+
+    elector.start();
+    await w.clock.advance(s(10));
+
+    assert.equal(elector.isLeader(), true);
+    assert.deepEqual(logger.matching('INFO', 'reachable again'), [
+      'INFO MemoryLock test reachable again after 3 failed attempt(s).',
+    ]);
+    await elector.stop();
+  });
+
+  test('RBAC denial is logged at error level with what to grant', async () => {
+    const w = world();
+    const { elector, logger } = candidate('a', w);
+    const forbidden = new LeaseApiError({
+      kind: 'forbidden',
+      verb: 'get',
+      name: 'billing-worker',
+      namespace: 'prod',
+      statusCode: 403,
+    });
+    w.lock.failNext('get', forbidden, 1000);
+
+    elector.start();
+    await w.clock.advance(s(20));
+
+    const lines = logger.matching('ERROR', 'forbidden (HTTP 403)');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /get, create and update on leases\.coordination\.k8s\.io/);
+    await elector.stop();
+  });
+});

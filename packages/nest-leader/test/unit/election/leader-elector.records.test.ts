@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { LeaseRecord } from 'nest-leader';
+import { candidate, s, world } from './elector.fixture.js';
+
+const HOUR_MS = 3_600_000;
+
+/** Starts `a` against `record` and returns when it took over (in ms), checking every 0.5 s. */
+async function takeoverTimeMs(record: LeaseRecord): Promise<number> {
+  const w = world();
+  w.lock.set(record);
+  const { elector } = candidate('a', w);
+  elector.start();
+  for (let t = 0; t <= s(60); t += 500) {
+    await w.clock.advance(t === 0 ? 0 : 500);
+    if (elector.isLeader()) {
+      await elector.stop();
+      return t;
+    }
+  }
+  await elector.stop();
+  return Infinity;
+}
+
+const base: LeaseRecord = { holderIdentity: 'x', leaseDurationSeconds: 15, leaseTransitions: 0 };
+const start = new Date('2026-01-01T00:00:00Z').getTime();
+
+describe('LeaderElector: foreign and malformed records, clock skew', () => {
+  test('a well-formed Lease held by another is taken over after leaseDuration (baseline)', async () => {
+    assert.equal(await takeoverTimeMs(base), s(16));
+  });
+
+  test('a renewTime an hour in the past does not make the Lease look expired', async () => {
+    const renewTime = new Date(start - HOUR_MS);
+    assert.equal(await takeoverTimeMs({ ...base, renewTime, acquireTime: renewTime }), s(16));
+  });
+
+  test('a renewTime an hour in the future does not delay the takeover', async () => {
+    const renewTime = new Date(start + HOUR_MS);
+    assert.equal(await takeoverTimeMs({ ...base, renewTime }), s(16));
+  });
+
+  test('a holder without renewTime or acquireTime is judged by observed time', async () => {
+    assert.equal(await takeoverTimeMs({ ...base }), s(16));
+  });
+
+  for (const leaseDurationSeconds of [0, -5, Number.NaN]) {
+    test(`leaseDurationSeconds ${leaseDurationSeconds}: our leaseDuration is used`, async () => {
+      assert.equal(await takeoverTimeMs({ ...base, leaseDurationSeconds }), s(16));
+    });
+  }
+
+  test('a record with default fields (a Lease without spec) is free and taken at once', async () => {
+    const record = { holderIdentity: '', leaseDurationSeconds: 0, leaseTransitions: 0 };
+    assert.equal(await takeoverTimeMs(record), 0);
+  });
+
+  test('a negative leaseTransitions restarts the count instead of going further negative', async () => {
+    const w = world();
+    w.lock.set({ holderIdentity: '', leaseDurationSeconds: 0, leaseTransitions: -3 });
+    const { elector } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+
+    assert.equal(w.lock.read()!.record.leaseTransitions, 1);
+    await elector.stop();
+  });
+
+  test('wall-clock jumps change nothing: expiry uses the monotonic clock', async () => {
+    const w = world();
+    w.lock.set(base);
+    const { elector } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(s(2));
+
+    w.clock.setWallTime(new Date(start + 24 * HOUR_MS));
+    await w.clock.advance(s(12));
+    assert.equal(elector.isLeader(), false);
+    w.clock.setWallTime(new Date(start - 24 * HOUR_MS));
+    await w.clock.advance(s(2));
+
+    assert.equal(elector.isLeader(), true);
+    assert.deepEqual(w.lock.read()!.record.acquireTime, w.clock.wallNow());
+    await elector.stop();
+  });
+
+  test('strategy and preferredHolder survive acquiring, renewing and releasing', async () => {
+    const w = world();
+    w.lock.set({
+      ...base,
+      holderIdentity: '',
+      strategy: 'OldestEmulationVersion',
+      preferredHolder: 'b',
+    });
+    const { elector } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(s(4));
+    await elector.stop();
+
+    for (const write of w.lock.writes) {
+      assert.equal(write.record.strategy, 'OldestEmulationVersion');
+      assert.equal(write.record.preferredHolder, 'b');
+    }
+    assert.deepEqual(
+      w.lock.writes.map((write) => write.record.holderIdentity),
+      ['', 'a', 'a', 'a', ''],
+    );
+  });
+});

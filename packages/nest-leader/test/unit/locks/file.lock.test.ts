@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { FileLock, InvalidLeaderElectionOptionError, LockConflictError } from 'nest-leader';
+
+const record = {
+  holderIdentity: 'a',
+  leaseDurationSeconds: 15,
+  leaseTransitions: 2,
+  acquireTime: new Date('2026-01-30T10:00:00.123Z'),
+  renewTime: new Date('2026-01-30T10:00:05.456Z'),
+};
+
+describe('FileLock', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'nest-leader-filelock-'));
+    path = join(dir, 'nested', 'jobs.lease.json');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('create, get and update round-trip the record with new versions', async () => {
+    const lock = new FileLock({ path });
+    assert.equal(await lock.get(), undefined);
+
+    const v1 = await lock.create(record);
+    const v2 = await lock.update({ ...record, holderIdentity: 'b' }, v1);
+
+    assert.notEqual(v1, v2);
+    assert.deepEqual(await lock.get(), { record: { ...record, holderIdentity: 'b' }, version: v2 });
+  });
+
+  test('the file is readable JSON with the version and the record', async () => {
+    const lock = new FileLock({ path });
+    const version = await lock.create(record);
+
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+
+    assert.equal(file.version, version);
+    assert.equal(file.record.holderIdentity, 'a');
+    assert.equal(file.record.renewTime, '2026-01-30T10:00:05.456Z');
+  });
+
+  test('create of an existing record and update of a stale version conflict', async () => {
+    const lock = new FileLock({ path });
+    const v1 = await lock.create(record);
+    await lock.update(record, v1);
+
+    await assert.rejects(lock.create(record), LockConflictError);
+    await assert.rejects(lock.update(record, v1), LockConflictError);
+  });
+
+  test('a deleted and re-created file never matches an old version', async () => {
+    const lock = new FileLock({ path });
+    const old = await lock.create(record);
+    rmSync(path);
+    await lock.create(record);
+
+    await assert.rejects(lock.update(record, old), LockConflictError);
+  });
+
+  test('concurrent updates of one version: exactly one wins', async () => {
+    const locks = Array.from({ length: 8 }, () => new FileLock({ path }));
+    const version = await locks[0]!.create(record);
+
+    const results = await Promise.allSettled(
+      locks.map((lock, i) => lock.update({ ...record, holderIdentity: `c${i}` }, version)),
+    );
+
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    for (const r of results) {
+      if (r.status === 'rejected') assert.ok(r.reason instanceof LockConflictError);
+    }
+  });
+
+  test('a mutex left by a process killed mid-write is taken over once stale', async () => {
+    const lock = new FileLock({ path });
+    const version = await lock.create(record);
+    mkdirSync(`${path}.lock`);
+    const past = new Date(Date.now() - 10_000);
+    utimesSync(`${path}.lock`, past, past);
+
+    await lock.update({ ...record, holderIdentity: 'b' }, version);
+
+    assert.equal((await lock.get())!.record.holderIdentity, 'b');
+  });
+
+  test('waiting for a busy mutex ends when the signal aborts', async () => {
+    const lock = new FileLock({ path });
+    const version = await lock.create(record);
+    mkdirSync(`${path}.lock`);
+
+    await assert.rejects(lock.update(record, version, AbortSignal.timeout(100)), {
+      name: 'TimeoutError',
+    });
+  });
+
+  test('unparseable content reads as no record and can be created again', async () => {
+    mkdirSync(join(dir, 'nested'));
+    writeFileSync(path, '{ half a rec');
+    const lock = new FileLock({ path });
+
+    assert.equal(await lock.get(), undefined);
+    await lock.create(record);
+    assert.equal((await lock.get())!.record.holderIdentity, 'a');
+  });
+
+  test('{ name, directory } names the file <directory>/<name>.lease.json', () => {
+    assert.equal(new FileLock({ name: 'jobs', directory: dir }).path, join(dir, 'jobs.lease.json'));
+    assert.equal(new FileLock({ name: 'jobs' }).path, join(tmpdir(), 'jobs.lease.json'));
+    assert.equal(new FileLock({ path }).description, `FileLock ${path}`);
+  });
+
+  test('rejects an invalid name or an empty path', () => {
+    assert.throws(() => new FileLock({ name: '../etc/passwd' }), InvalidLeaderElectionOptionError);
+    assert.throws(() => new FileLock({ path: ' ' }), InvalidLeaderElectionOptionError);
+  });
+});

@@ -1,0 +1,83 @@
+import './support.js';
+import assert from 'node:assert/strict';
+import { afterEach, describe, test } from 'node:test';
+import { Controller, Get, Module } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { LeaderHealthIndicator } from 'nest-leader';
+import { baseUrl, OTHER, type Replica, SELF, startReplica } from './support.js';
+
+@Controller()
+class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly leader: LeaderHealthIndicator,
+  ) {}
+
+  @Get('healthz')
+  @HealthCheck()
+  liveness() {
+    return this.health.check([() => this.leader.isHealthy()]);
+  }
+
+  @Get('readyz')
+  @HealthCheck()
+  readiness() {
+    return this.health.check([() => this.leader.isLeader()]);
+  }
+}
+
+@Module({
+  imports: [TerminusModule.forRoot({ logger: false })],
+  controllers: [HealthController],
+  providers: [LeaderHealthIndicator],
+})
+class HealthModule {}
+
+async function probe(replica: Replica, path: '/healthz' | '/readyz') {
+  const response = await fetch(`${await baseUrl(replica.app)}${path}`);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('LeaderHealthIndicator', () => {
+  let replica: Replica | undefined;
+  afterEach(() => replica?.app.close());
+
+  test('on the leader: /readyz is up with holder, identity and leaseTransitions; /healthz is up', async () => {
+    replica = await startReplica({ role: 'leader', listen: true, imports: [HealthModule] });
+    const ready = await probe(replica, '/readyz');
+    const live = await probe(replica, '/healthz');
+
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.body.details, {
+      leader: { status: 'up', holder: SELF, identity: SELF, leaseTransitions: 0 },
+    });
+    assert.equal(live.status, 200);
+    assert.deepEqual(live.body.details, {
+      leaderElection: { status: 'up', identity: SELF, leader: SELF, isLeader: true },
+    });
+  });
+
+  test('on a follower: /readyz is down (503) naming the holder; /healthz stays up', async () => {
+    replica = await startReplica({ role: 'follower', listen: true, imports: [HealthModule] });
+    const ready = await probe(replica, '/readyz');
+    const live = await probe(replica, '/healthz');
+
+    assert.equal(ready.status, 503);
+    assert.deepEqual(ready.body.details, {
+      leader: { status: 'down', holder: OTHER, identity: SELF },
+    });
+    assert.equal(live.status, 200);
+  });
+
+  test('a leader wedged past its lease duration is down on /healthz (503) with the reason', async () => {
+    replica = await startReplica({ role: 'leader', listen: true, imports: [HealthModule] });
+    replica.clock.jump(16_000); // no renewal for longer than leaseDurationSeconds (15)
+
+    const live = await probe(replica, '/healthz');
+    assert.equal(live.status, 503);
+    const detail = (live.body.details as Record<string, { status: string; message: string }>)
+      .leaderElection;
+    assert.equal(detail?.status, 'down');
+    assert.match(detail?.message ?? '', /last renewed it 16s ago/);
+  });
+});

@@ -1,0 +1,95 @@
+import './support.js';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Injectable } from '@nestjs/common';
+import { currentTerm, type LeaderTerm, LeaderOnly } from 'nest-leader';
+import { ManualClock, MemoryLock } from 'nest-leader/testing';
+import { deferred, SELF, startReplica } from './support.js';
+
+@Injectable()
+class Reconciler {
+  readonly release = deferred();
+  readonly seen: { holderAtFinish?: string; term?: LeaderTerm; abortedAtFinish?: boolean } = {};
+  lock!: MemoryLock;
+  runs = 0;
+
+  @LeaderOnly()
+  async reconcile(): Promise<string> {
+    this.runs += 1;
+    this.seen.term = currentTerm();
+    await this.release.promise;
+    this.seen.holderAtFinish = this.lock.read()?.record.holderIdentity;
+    this.seen.abortedAtFinish = currentTerm()?.signal.aborted;
+    return 'reconciled';
+  }
+}
+
+async function leaderWithReconciler(shutdownGraceMs?: number) {
+  const lock = new MemoryLock();
+  const clock = new ManualClock();
+  const replica = await startReplica({
+    role: 'leader',
+    lock,
+    clock,
+    providers: [Reconciler],
+    leader: { shutdownGraceMs },
+  });
+  const reconciler = replica.app.get(Reconciler);
+  reconciler.lock = lock;
+  return { ...replica, reconciler };
+}
+
+test('shutdown waits for in-flight work, then releases the Lease', async () => {
+  const { app, lock, clock, reconciler } = await leaderWithReconciler();
+  const running = reconciler.reconcile();
+
+  const closing = app.close();
+  await clock.settle();
+  assert.equal(lock.read()?.record.holderIdentity, SELF, 'still held while work runs');
+
+  reconciler.release.resolve();
+  assert.equal(await running, 'reconciled');
+  await closing;
+  assert.equal(reconciler.seen.holderAtFinish, SELF);
+  assert.equal(lock.read()?.record.holderIdentity, '', 'released after the work finished');
+});
+
+test('shutdown refuses new leader-only work and aborts the term the work runs under', async () => {
+  const { app, clock, reconciler } = await leaderWithReconciler();
+  const running = reconciler.reconcile();
+
+  const closing = app.close();
+  await clock.settle();
+  assert.equal(await reconciler.reconcile(), undefined, 'a new call is skipped');
+  assert.equal(reconciler.runs, 1);
+
+  reconciler.release.resolve();
+  await running;
+  await closing;
+  assert.equal(reconciler.seen.term?.leaseTransitions, 0);
+  assert.equal(reconciler.seen.abortedAtFinish, true);
+});
+
+test('shutdown releases the Lease after shutdownGraceMs even if work never finishes', async () => {
+  const { app, lock, clock, reconciler } = await leaderWithReconciler(5_000);
+  void reconciler.reconcile(); // never released
+
+  const closing = app.close();
+  await clock.advance(4_999);
+  assert.equal(lock.read()?.record.holderIdentity, SELF);
+
+  await clock.advance(1);
+  await closing;
+  assert.equal(lock.read()?.record.holderIdentity, '');
+});
+
+test('with releaseOnShutdown: false the Lease keeps naming this replica after shutdown', async () => {
+  const lock = new MemoryLock();
+  const replica = await startReplica({
+    role: 'leader',
+    lock,
+    leader: { releaseOnShutdown: false },
+  });
+  await replica.app.close();
+  assert.equal(lock.read()?.record.holderIdentity, SELF);
+});
