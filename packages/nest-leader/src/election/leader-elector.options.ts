@@ -13,8 +13,17 @@ export const DEFAULT_LEASE_DURATION_SECONDS = 15;
 export const DEFAULT_RENEW_DEADLINE_SECONDS = 10;
 /** Default `retryPeriodSeconds`. */
 export const DEFAULT_RETRY_PERIOD_SECONDS = 2;
-/** client-go's `JitterFactor`: acquire retries wait retryPeriod × [1, 1 + 1.2). */
+/**
+ * client-go's `JitterFactor`, kept for its validation rule renewDeadline > 1.2 × retryPeriod
+ * (the leader must be able to retry a renewal before its deadline).
+ */
 export const JITTER_FACTOR = 1.2;
+/**
+ * Acquire retries wait retryPeriod × [1, 1 + ACQUIRE_JITTER). client-go waits
+ * retryPeriod × [1, 2.2); the narrower spread bounds how long a released Lease stays
+ * unclaimed (≤ 1.2 × retryPeriod) while still de-synchronising candidates.
+ */
+export const ACQUIRE_JITTER = 0.2;
 /** Longest identity accepted (client-go's holderIdentity is free-form; we keep it readable). */
 export const MAX_IDENTITY_LENGTH = 128;
 

@@ -20,7 +20,7 @@ import {
 import { abortable, type Clock, SystemClock, type TimerHandle, timeoutSignal } from './clock.js';
 import {
   type ElectionLogger,
-  JITTER_FACTOR,
+  ACQUIRE_JITTER,
   type LeaderElectorOptions,
   type LeaderTerm,
   resolveLeaderElectorOptions,
@@ -231,7 +231,7 @@ export class LeaderElector {
     }
   }
 
-  // --- Acquire: try every retryPeriod × [1, 2.2) until we lead -----------------------------
+  // --- Acquire: try every retryPeriod × [1, 1.2), and at the observed expiry, until we lead -
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
     for (;;) {
@@ -243,8 +243,12 @@ export class LeaderElector {
         this.beginTerm(startedMs);
         return true;
       }
-      const jitter = 1 + JITTER_FACTOR * this.config.random();
-      await this.clock.sleep(this.config.retryPeriodMs * jitter, signal);
+      const jitteredMs = this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
+      // Wake when the holder's lease expires by our observation rather than up to a retry
+      // period later: failover after a crash costs leaseDuration, not leaseDuration + retry.
+      const untilExpiryMs = this.msUntilObservedExpiry();
+      const delayMs = untilExpiryMs > 0 ? Math.min(jitteredMs, untilExpiryMs + 1) : jitteredMs;
+      await this.clock.sleep(delayMs, signal);
       if (signal.aborted) return false;
     }
   }
@@ -441,12 +445,21 @@ export class LeaderElector {
 
   /** Expired when leaseDuration has passed on OUR clock since we saw the record change. */
   private observedExpired(): boolean {
-    const { record, observedAtMs } = this.observed!;
+    return this.msUntilObservedExpiry() <= 0;
+  }
+
+  /**
+   * Ms until the observed record expires by our clock (≤ 0: expired); +Infinity when there is
+   * nothing to wait for (no record seen yet, or it is free).
+   */
+  private msUntilObservedExpiry(): number {
+    if (!this.observed || this.observed.record.holderIdentity === '') return Infinity;
+    const { record, observedAtMs } = this.observed;
     const seconds =
       Number.isFinite(record.leaseDurationSeconds) && record.leaseDurationSeconds > 0
         ? record.leaseDurationSeconds
         : this.config.leaseDurationMs / 1000;
-    return this.clock.nowMs() - observedAtMs >= seconds * 1000;
+    return observedAtMs + seconds * 1000 - this.clock.nowMs();
   }
 
   private observe(current: VersionedLeaseRecord): void {

@@ -84,17 +84,17 @@ describe('LeaderElector: acquiring', () => {
     await elector.stop();
   });
 
-  test('retries every retryPeriod × (1 + 1.2 × random), as client-go jitter', async () => {
+  test('retries every retryPeriod × (1 + 0.2 × random) while the holder is live', async () => {
     const w = world();
     w.lock.set({ holderIdentity: 'x', leaseDurationSeconds: 15, leaseTransitions: 0 });
     const { elector } = candidate('a', w, { random: () => 0.5 });
 
     elector.start();
-    await w.clock.advance(s(3.2) - 1);
+    await w.clock.advance(s(2.2) - 1);
     assert.equal(w.lock.calls.get, 1);
     await w.clock.advance(1);
     assert.equal(w.lock.calls.get, 2);
-    await w.clock.advance(s(3.2));
+    await w.clock.advance(s(2.2));
     assert.equal(w.lock.calls.get, 3);
     await elector.stop();
   });

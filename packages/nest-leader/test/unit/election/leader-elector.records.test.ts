@@ -5,14 +5,14 @@ import { candidate, s, world } from './elector.fixture.js';
 
 const HOUR_MS = 3_600_000;
 
-/** Starts `a` against `record` and returns when it took over (in ms), checking every 0.5 s. */
+/** Starts `a` against `record` and returns when it took over (in ms), checking every 0.1 s. */
 async function takeoverTimeMs(record: LeaseRecord): Promise<number> {
   const w = world();
   w.lock.set(record);
   const { elector } = candidate('a', w);
   elector.start();
-  for (let t = 0; t <= s(60); t += 500) {
-    await w.clock.advance(t === 0 ? 0 : 500);
+  for (let t = 0; t <= s(60); t += 100) {
+    await w.clock.advance(t === 0 ? 0 : 100);
     if (elector.isLeader()) {
       await elector.stop();
       return t;
@@ -27,26 +27,26 @@ const start = new Date('2026-01-01T00:00:00Z').getTime();
 
 describe('LeaderElector: foreign and malformed records, clock skew', () => {
   test('a well-formed Lease held by another is taken over after leaseDuration (baseline)', async () => {
-    assert.equal(await takeoverTimeMs(base), s(16));
+    assert.equal(await takeoverTimeMs(base), s(15.1));
   });
 
   test('a renewTime an hour in the past does not make the Lease look expired', async () => {
     const renewTime = new Date(start - HOUR_MS);
-    assert.equal(await takeoverTimeMs({ ...base, renewTime, acquireTime: renewTime }), s(16));
+    assert.equal(await takeoverTimeMs({ ...base, renewTime, acquireTime: renewTime }), s(15.1));
   });
 
   test('a renewTime an hour in the future does not delay the takeover', async () => {
     const renewTime = new Date(start + HOUR_MS);
-    assert.equal(await takeoverTimeMs({ ...base, renewTime }), s(16));
+    assert.equal(await takeoverTimeMs({ ...base, renewTime }), s(15.1));
   });
 
   test('a holder without renewTime or acquireTime is judged by observed time', async () => {
-    assert.equal(await takeoverTimeMs({ ...base }), s(16));
+    assert.equal(await takeoverTimeMs({ ...base }), s(15.1));
   });
 
   for (const leaseDurationSeconds of [0, -5, Number.NaN]) {
     test(`leaseDurationSeconds ${leaseDurationSeconds}: our leaseDuration is used`, async () => {
-      assert.equal(await takeoverTimeMs({ ...base, leaseDurationSeconds }), s(16));
+      assert.equal(await takeoverTimeMs({ ...base, leaseDurationSeconds }), s(15.1));
     });
   }
 
@@ -80,7 +80,9 @@ describe('LeaderElector: foreign and malformed records, clock skew', () => {
     await w.clock.advance(s(2));
 
     assert.equal(elector.isLeader(), true);
-    assert.deepEqual(w.lock.read()!.record.acquireTime, w.clock.wallNow());
+    // Written from the (jumped) wall clock at takeover; never compared with anything.
+    const acquiredMs = w.lock.read()!.record.acquireTime!.getTime();
+    assert.ok(acquiredMs > start - 24 * HOUR_MS && acquiredMs <= w.clock.wallNow().getTime());
     await elector.stop();
   });
 
