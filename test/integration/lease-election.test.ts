@@ -185,7 +185,11 @@ describe('Lease election against the real kube-apiserver', () => {
     await new Promise((r) => setTimeout(r, 4_000));
 
     assert.equal(nobody!.elector.isLeader(), false);
-    assert.equal(nobody!.elector.health().healthy, true, 'a follower that cannot read is not wedged');
+    assert.equal(
+      nobody!.elector.health().healthy,
+      true,
+      'a follower that cannot read is not wedged',
+    );
     const errors = nobody!.logs.filter((l) => l.level === 'error' || l.level === 'warn');
     assert.ok(errors.length >= 1, 'the failure is reported');
     assert.ok(errors.length <= 2, `reported ${errors.length} times in 4 s: not rate limited`);

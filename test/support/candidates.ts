@@ -61,7 +61,12 @@ export function makeCandidates(
       error: (message) => logs.push({ level: 'error', message }),
     };
     const note = (event: LeadershipRecord['event'], term: LeaderTerm): void => {
-      history.push({ identity, event, atMs: performance.now(), leaseTransitions: term.leaseTransitions });
+      history.push({
+        identity,
+        event,
+        atMs: performance.now(),
+        leaseTransitions: term.leaseTransitions,
+      });
     };
     const elector = new LeaderElector({
       lock: new LeaseLock({
