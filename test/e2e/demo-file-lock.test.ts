@@ -25,15 +25,21 @@ describeFailoverScenario('demo on the file-lock default (no cluster)', async (le
     },
     async readLease() {
       const stored = await lock.get();
-      return stored && {
-        holderIdentity: stored.record.holderIdentity,
-        leaseTransitions: stored.record.leaseTransitions,
-      };
+      return (
+        stored && {
+          holderIdentity: stored.record.holderIdentity,
+          leaseTransitions: stored.record.leaseTransitions,
+        }
+      );
     },
     async verifyBackend(fleet) {
       assert.ok(existsSync(lockFile), `the lease file is ${lockFile}`);
       for (const replica of fleet.replicas) {
-        assert.match(replica.stderrTail, /No Kubernetes cluster configured/, `${replica.identity} says it fell back`);
+        assert.match(
+          replica.stderrTail,
+          /No Kubernetes cluster configured/,
+          `${replica.identity} says it fell back`,
+        );
       }
     },
     async dispose() {

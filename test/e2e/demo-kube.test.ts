@@ -24,10 +24,12 @@ describeFailoverScenario('demo on a Kubernetes Lease (real kube-apiserver)', asy
     },
     async readLease() {
       const lease = await readLease(admin, namespace, leaseName);
-      return lease?.spec && {
-        holderIdentity: lease.spec.holderIdentity ?? '',
-        leaseTransitions: lease.spec.leaseTransitions ?? 0,
-      };
+      return (
+        lease?.spec && {
+          holderIdentity: lease.spec.holderIdentity ?? '',
+          leaseTransitions: lease.spec.leaseTransitions ?? 0,
+        }
+      );
     },
     async verifyBackend() {
       // Every write to this Lease came from the demo's ServiceAccount: the replicas ran with

@@ -5,6 +5,9 @@
  * cannot deadlock.
  */
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type {
   KubernetesObject,
@@ -16,6 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import {
   applyManifests,
+  DEMO_DEPLOY_DIR,
   DEMO_NAMESPACE,
   DEMO_SERVICE_ACCOUNT,
   loadDemoManifests,
@@ -37,7 +41,7 @@ function resolve(value: number | string | undefined, total: number, roundUp: boo
   return roundUp ? Math.ceil(exact) : Math.floor(exact);
 }
 
-describe('apps/demo/deploy', () => {
+describe('apps/demo/deploy', { timeout: 60_000 }, () => {
   const objects = loadDemoManifests();
   const deployment = only<V1Deployment>(objects, 'Deployment');
   const pod = deployment.spec!.template.spec!;
@@ -62,7 +66,11 @@ describe('apps/demo/deploy', () => {
   it('grants exactly get, create and update on leases, to the demo ServiceAccount', () => {
     const role = only<V1Role>(objects, 'Role');
     assert.deepEqual(role.rules, [
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        verbs: ['get', 'create', 'update'],
+      },
     ]);
     const binding = only<V1RoleBinding>(objects, 'RoleBinding');
     assert.deepEqual(binding.roleRef, {
@@ -78,9 +86,12 @@ describe('apps/demo/deploy', () => {
 
   it('runs 3 replicas named by the downward API, probed on /healthz (liveness) and /readyz (readiness)', () => {
     assert.equal(replicas, 3);
-    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]));
+    const env = Object.fromEntries(
+      container.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]),
+    );
     assert.equal(env.POD_NAME, 'metadata.name');
     assert.equal(env.POD_NAMESPACE, 'metadata.namespace');
+    assert.equal(env.LEADER_LOCK, 'kubernetes', 'never a per-pod file lock in a cluster');
     assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
     assert.equal(container.readinessProbe?.httpGet?.path, '/readyz');
     assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory);
@@ -96,7 +107,10 @@ describe('apps/demo/deploy', () => {
     // The controller keeps at least replicas - maxUnavailable Ready pods while it deletes old
     // ones; with leader-only readiness that must be 0, or it can never delete the old leader.
     const maxUnavailable = resolve(strategy.rollingUpdate?.maxUnavailable, replicas, false);
-    assert.ok(replicas - maxUnavailable <= 0, `replicas - maxUnavailable = ${replicas - maxUnavailable}`);
+    assert.ok(
+      replicas - maxUnavailable <= 0,
+      `replicas - maxUnavailable = ${replicas - maxUnavailable}`,
+    );
   });
 
   it('has a PodDisruptionBudget that lets the leader (the only healthy pod) be evicted', () => {
@@ -108,7 +122,10 @@ describe('apps/demo/deploy', () => {
         ? resolve(spec.minAvailable, replicas, true)
         : replicas - resolve(spec.maxUnavailable, replicas, true);
     // One Ready pod (the leader): evicting it needs currentHealthy (1) > desiredHealthy.
-    assert.ok(1 > desiredHealthy, `desiredHealthy ${desiredHealthy} would block evicting the leader`);
+    assert.ok(
+      1 > desiredHealthy,
+      `desiredHealthy ${desiredHealthy} would block evicting the leader`,
+    );
     assert.deepEqual(spec.selector?.matchLabels, deployment.spec!.selector.matchLabels);
   });
 
@@ -145,6 +162,29 @@ describe('apps/demo/deploy', () => {
     );
     // Defaulted by the server, so the dry-run really went through validation and admission.
     const served = applied.find((a) => a.kind === 'Deployment')!.object as V1Deployment;
-    assert.equal(served.spec?.template.spec?.containers[0]?.terminationMessagePath, '/dev/termination-log');
+    assert.equal(
+      served.spec?.template.spec?.containers[0]?.terminationMessagePath,
+      '/dev/termination-log',
+    );
+  });
+
+  it('is rejected by the kube-apiserver when it has a typo (the dry-run checks every field)', async () => {
+    const cluster = getTestCluster();
+    const dir = mkdtempSync(join(tmpdir(), 'nest-leader-deploy-typo-'));
+    try {
+      cpSync(DEMO_DEPLOY_DIR, dir, { recursive: true });
+      const file = join(dir, 'deployment.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('readinessProbe:', 'readinesProbe:'));
+      const deploymentWithTypo = loadDemoManifests({ dir, namespace: cluster.namespace }).filter(
+        (o) => o.kind === 'Deployment',
+      );
+      await assert.rejects(
+        applyManifests(kubeConfigFor(cluster), deploymentWithTypo, { dryRun: true }),
+        // Server-side apply's wording for an unknown field.
+        /applying Deployment .* failed: .*readinesProbe: field not declared in schema/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

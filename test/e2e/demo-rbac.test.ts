@@ -16,7 +16,10 @@ import {
   LeaseLock,
 } from 'nest-leader';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
-import { type DemoServiceAccount, provisionDemoServiceAccount } from './support/demo-service-account.js';
+import {
+  type DemoServiceAccount,
+  provisionDemoServiceAccount,
+} from './support/demo-service-account.js';
 import { eventually } from './support/eventually.js';
 
 const timings = { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
@@ -49,7 +52,9 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     cleanups.push(
       () => serviceAccount.dispose(),
       () =>
-        admin.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ name: leaseName, namespace }),
+        admin
+          .makeApiClient(CoordinationV1Api)
+          .deleteNamespacedLease({ name: leaseName, namespace }),
     );
   }
 
@@ -73,7 +78,10 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     elector.start();
     const term = await withTimeout(started, 10_000, 'leadership as the demo ServiceAccount');
     assert.equal(term.leaseTransitions, 0);
-    assert.equal((await readLease(admin, namespace, leaseName))?.spec?.holderIdentity, 'demo-rbac-candidate');
+    assert.equal(
+      (await readLease(admin, namespace, leaseName))?.spec?.holderIdentity,
+      'demo-rbac-candidate',
+    );
 
     // A renewal (update) succeeds too: renewTime moves while it still leads.
     const firstRenew = (await readLease(admin, namespace, leaseName))?.spec?.renewTime;
@@ -87,7 +95,11 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     assert.ok(elector.isLeader());
 
     await elector.stop();
-    assert.equal((await readLease(admin, namespace, leaseName))?.spec?.holderIdentity, '', 'released');
+    assert.equal(
+      (await readLease(admin, namespace, leaseName))?.spec?.holderIdentity,
+      '',
+      'released',
+    );
     assert.deepEqual(logger.errors, []);
   });
 
@@ -135,7 +147,10 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
               `as candidate "demo-rbac-candidate": forbidden \\(HTTP 403\\)\\.`,
           ),
         );
-        assert.match(error.message, /grant the pod's ServiceAccount the verbs get, create and update/);
+        assert.match(
+          error.message,
+          /grant the pod's ServiceAccount the verbs get, create and update/,
+        );
         return true;
       },
     );
@@ -154,8 +169,13 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     elector.start();
     const logged = await eventually(
       () => {
-        const line = logger.errors.find((m) => m.includes('Cannot update leases.coordination.k8s.io'));
-        assert.ok(line, `an error naming the update verb; errors so far: ${JSON.stringify(logger.errors)}`);
+        const line = logger.errors.find((m) =>
+          m.includes('Cannot update leases.coordination.k8s.io'),
+        );
+        assert.ok(
+          line,
+          `an error naming the update verb; errors so far: ${JSON.stringify(logger.errors)}`,
+        );
         return line;
       },
       { timeoutMs: 10_000, intervalMs: 100 },

@@ -95,6 +95,11 @@ export class LeaderElectionService implements OnApplicationBootstrap, BeforeAppl
     return this.elector.leader;
   }
 
+  /** `leaseTransitions` of the Lease as last observed (on followers too); `undefined` before the first read. */
+  get leaseTransitions(): number | undefined {
+    return this.elector.leaseTransitions;
+  }
+
   /** The current term while this replica leads, else `undefined`. See also `currentTerm()`. */
   get term(): LeaderTerm | undefined {
     return this.elector.term;

@@ -7,7 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { type KubeConfig, type KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
+import {
+  type KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+} from '@kubernetes/client-node';
 import {
   applyManifests,
   DEMO_SERVICE_ACCOUNT,

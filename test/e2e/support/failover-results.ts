@@ -25,6 +25,9 @@ export interface FailoverRecord {
   firstWorkMs: number;
   leaseDurationSeconds: number;
   retryPeriodSeconds: number;
+  /** The issue's target for this signal (first leader-work after SIGKILL, new leader after SIGTERM). */
+  issueTargetMs: number;
+  withinIssueTarget: boolean;
   at: string;
 }
 
@@ -35,7 +38,10 @@ export function recordFailover(
   backend: string,
   measurement: FailoverMeasurement,
   timings: { leaseDurationSeconds: number; retryPeriodSeconds: number },
+  issueTargetMs: number,
 ): FailoverRecord {
+  const measured =
+    measurement.signal === 'SIGKILL' ? measurement.firstWorkMs : measurement.acquiredMs;
   const record: FailoverRecord = {
     run,
     backend,
@@ -44,6 +50,8 @@ export function recordFailover(
     firstWorkMs: Math.round(measurement.firstWorkMs),
     leaseDurationSeconds: timings.leaseDurationSeconds,
     retryPeriodSeconds: timings.retryPeriodSeconds,
+    issueTargetMs,
+    withinIssueTarget: measured <= issueTargetMs,
     at: new Date().toISOString(),
   };
   mkdirSync(dirname(FAILOVER_RESULTS_FILE), { recursive: true });

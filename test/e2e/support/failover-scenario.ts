@@ -26,10 +26,23 @@ export const E2E_TIMINGS = {
 
 const { leaseDurationSeconds, retryPeriodSeconds } = E2E_TIMINGS;
 const leaseDurationMs = leaseDurationSeconds * 1000;
-/** SIGKILL: the lease must expire first; then a follower's next (jittered) retry, + 2 s slack. */
-const KILL_FAILOVER_BOUND_MS = (leaseDurationSeconds + 1.2 * retryPeriodSeconds + 2) * 1000;
-/** SIGTERM: the leader releases the Lease; a follower takes it on its next retry, + 1 s slack. */
-const GRACEFUL_FAILOVER_BOUND_MS = (1.2 * retryPeriodSeconds + 1) * 1000;
+/**
+ * The issue's bounds, asserted as they are. They hold because a follower retries every
+ * retryPeriod × [1, 1.2) and also wakes exactly when the holder's lease expires by its own
+ * observation (see the elector's acquire loop):
+ * - SIGKILL: the follower saw the leader's last renewal at most 1.2 × retryPeriod after it,
+ *   takes over leaseDuration after that, and its reconciler (every RECONCILE_INTERVAL_MS)
+ *   does the first leader-only work: 4 + 1.2 + 1 = 6.2 s ≤ leaseDuration + 1.2 × retryPeriod + 2 s.
+ * - SIGTERM: the leader drains (one simulated dispatch at most) and releases; a follower takes
+ *   the free Lease at its next attempt: 1.2 + 0.15 s ≤ 1.2 × retryPeriod + 1 s — below
+ *   leaseDuration, so meeting it proves the Lease was released, not left to expire.
+ */
+export const ISSUE_TARGETS_MS = {
+  SIGKILL: (leaseDurationSeconds + 1.2 * retryPeriodSeconds + 2) * 1000,
+  SIGTERM: (1.2 * retryPeriodSeconds + 1) * 1000,
+} as const;
+const KILL_FIRST_WORK_BOUND_MS = ISSUE_TARGETS_MS.SIGKILL;
+const GRACEFUL_ACQUIRE_BOUND_MS = ISSUE_TARGETS_MS.SIGTERM;
 
 /** What the scenario needs from a lock backend. */
 export interface LeaseBackend {
@@ -88,6 +101,7 @@ export function describeFailoverScenario(
           signal: m.signal,
           acquiredMs: Math.round(m.acquiredMs),
           firstWorkMs: Math.round(m.firstWorkMs),
+          issueTargetMs: ISSUE_TARGETS_MS[m.signal as keyof typeof ISSUE_TARGETS_MS],
         }));
         process.stdout.write(`# failover ${JSON.stringify(line)}\n`);
       }
@@ -100,7 +114,10 @@ export function describeFailoverScenario(
       const statuses = await eventually(
         async () => {
           const all = await Promise.all(fleet.replicas.map((r) => r.leaderStatus()));
-          assert.ok(all.every((s): s is LeaderStatus => s !== undefined), 'every replica answers GET /leader');
+          assert.ok(
+            all.every((s): s is LeaderStatus => s !== undefined),
+            'every replica answers GET /leader',
+          );
           assert.deepEqual(
             all.map((s) => s.name),
             all.map(() => leader.identity),
@@ -141,14 +158,22 @@ export function describeFailoverScenario(
       assert.equal(dispatched.status, 202);
       assert.equal((dispatched.body as { task: string }).task, 'dispatch-jobs-http');
       const workers = new Set(fleet.leaderWork().map((w) => w.identity));
-      assert.deepEqual([...workers], [leader.identity], 'leader-work lines come from the leader only');
+      assert.deepEqual(
+        [...workers],
+        [leader.identity],
+        'leader-work lines come from the leader only',
+      );
     });
 
     it('is ready on the leader only and live everywhere', async () => {
       for (const replica of fleet.replicas) {
         const ready = await replica.request('/readyz');
         const live = await replica.request('/healthz');
-        assert.equal(ready.status, replica === leader ? 200 : 503, `/readyz on ${replica.identity}`);
+        assert.equal(
+          ready.status,
+          replica === leader ? 200 : 503,
+          `/readyz on ${replica.identity}`,
+        );
         assert.equal(live.status, 200, `/healthz on ${replica.identity}`);
       }
     });
@@ -159,15 +184,15 @@ export function describeFailoverScenario(
       await backend.verifyBackend?.(fleet);
     });
 
-    it('fails over after SIGKILL of the leader within leaseDuration + 1.2 × retryPeriod + 2 s', async () => {
+    it('fails over after SIGKILL of the leader: the Lease expires, another replica takes over', async () => {
       const before = (await backend.readLease())!;
-      const failover = await fleet.failover('SIGKILL', KILL_FAILOVER_BOUND_MS + 10_000);
+      const failover = await fleet.failover('SIGKILL', KILL_FIRST_WORK_BOUND_MS + 10_000);
       measurements.push(failover);
-      recordFailover(backend.kind, failover, E2E_TIMINGS);
+      recordFailover(backend.kind, failover, E2E_TIMINGS, ISSUE_TARGETS_MS.SIGKILL);
       assert.equal(failover.exit.signal, 'SIGKILL');
       assert.ok(
-        failover.firstWorkMs <= KILL_FAILOVER_BOUND_MS,
-        `first leader-work of the new leader ${Math.round(failover.firstWorkMs)} ms after the kill (bound ${KILL_FAILOVER_BOUND_MS} ms)`,
+        failover.firstWorkMs <= KILL_FIRST_WORK_BOUND_MS,
+        `first leader-work of the new leader ${Math.round(failover.firstWorkMs)} ms after the kill (bound ${KILL_FIRST_WORK_BOUND_MS} ms)`,
       );
       assert.equal(failover.leaseTransitions, before.leaseTransitions + 1);
       const lease = await backend.readLease();
@@ -176,26 +201,29 @@ export function describeFailoverScenario(
       leader = fleet.replicas.find((r) => r.identity === failover.to)!;
     });
 
-    it('fails over after SIGTERM of the leader within 1.2 × retryPeriod + 1 s, releasing the Lease', async () => {
+    it('fails over after SIGTERM of the leader within a retry wait: the Lease is released', async () => {
       const before = (await backend.readLease())!;
       const old = leader;
-      const failover = await fleet.failover('SIGTERM', GRACEFUL_FAILOVER_BOUND_MS + 10_000);
+      const failover = await fleet.failover('SIGTERM', GRACEFUL_ACQUIRE_BOUND_MS + 10_000);
       measurements.push(failover);
-      recordFailover(backend.kind, failover, E2E_TIMINGS);
+      recordFailover(backend.kind, failover, E2E_TIMINGS, ISSUE_TARGETS_MS.SIGTERM);
       assert.equal(failover.exit.code, 0, 'the old leader shut down completely');
       assert.ok(
-        failover.acquiredMs <= GRACEFUL_FAILOVER_BOUND_MS,
-        `new leader ${Math.round(failover.acquiredMs)} ms after SIGTERM (bound ${GRACEFUL_FAILOVER_BOUND_MS} ms)`,
+        failover.acquiredMs <= GRACEFUL_ACQUIRE_BOUND_MS,
+        `new leader ${Math.round(failover.acquiredMs)} ms after SIGTERM (bound ${GRACEFUL_ACQUIRE_BOUND_MS} ms)`,
       );
       // Released, not expired: the old leader ended its term before the new one began.
       const lost = old.events.find(
-        (e) => e.event.event === 'leadership-lost' && e.event.leaseTransitions === before.leaseTransitions,
+        (e) =>
+          e.event.event === 'leadership-lost' &&
+          e.event.leaseTransitions === before.leaseTransitions,
       );
       const acquired = fleet
         .events()
         .find(
           (e): e is typeof e & { event: LeadershipAcquiredEvent } =>
-            e.event.event === 'leadership-acquired' && e.event.identity === failover.to &&
+            e.event.event === 'leadership-acquired' &&
+            e.event.identity === failover.to &&
             e.event.leaseTransitions === failover.leaseTransitions,
         );
       assert.ok(lost && acquired && lost.receivedAt <= acquired.receivedAt);

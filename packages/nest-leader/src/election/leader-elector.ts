@@ -119,6 +119,14 @@ export class LeaderElector {
     return this.observed?.record.holderIdentity || undefined;
   }
 
+  /**
+   * `leaseTransitions` of the record as last observed, whoever holds it (followers too), or
+   * `undefined` before the first successful read.
+   */
+  get leaseTransitions(): number | undefined {
+    return this.observed?.record.leaseTransitions;
+  }
+
   /** The live term, or `undefined` when not leading (same check as {@link isLeader}). */
   get term(): LeaderTerm | undefined {
     return this.isLeader() ? this.current?.term : undefined;

@@ -158,4 +158,19 @@ describe('LeaderElector: callbacks, terms and losing', () => {
     await elector.stop();
     assert.deepEqual(state(), [undefined, undefined, undefined]);
   });
+
+  test('a follower reports the leaseTransitions of the Lease it observes', async () => {
+    const w = world();
+    w.lock.set({ holderIdentity: 'x', leaseDurationSeconds: 15, leaseTransitions: 7 });
+    const { elector } = candidate('a', w);
+    assert.equal(elector.leaseTransitions, undefined);
+
+    elector.start();
+    await w.clock.advance(0);
+
+    assert.equal(elector.isLeader(), false);
+    assert.equal(elector.leader, 'x');
+    assert.equal(elector.leaseTransitions, 7);
+    await elector.stop();
+  });
 });

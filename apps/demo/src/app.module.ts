@@ -1,0 +1,65 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { TerminusModule } from '@nestjs/terminus';
+import {
+  FileLock,
+  LeaderHealthIndicator,
+  LeaderModule,
+  type LeaderModuleOptions,
+} from 'nest-leader';
+import type { DemoConfig } from './demo.config.js';
+import { DEMO_CONFIG } from './demo.constants.js';
+import { EventLog } from './event-log.service.js';
+import { HealthController } from './health/health.controller.js';
+import { JobDispatcher } from './jobs/job-dispatcher.service.js';
+import { JobsController } from './jobs/jobs.controller.js';
+import { Reconciler } from './jobs/reconciler.service.js';
+import { LeaderController } from './leadership/leader.controller.js';
+import { LeadershipEventsListener } from './leadership/leadership-events.listener.js';
+import { ShutdownEventsListener } from './shutdown-events.listener.js';
+
+/** The library options for a validated demo configuration. */
+export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
+  return {
+    leaseName: config.leaseName,
+    namespace: config.namespace,
+    identity: config.identity,
+    leaseDurationSeconds: config.leaseDurationSeconds,
+    renewDeadlineSeconds: config.renewDeadlineSeconds,
+    retryPeriodSeconds: config.retryPeriodSeconds,
+    // LEADER_LOCK=file with LEADER_LOCK_DIR: the file lock in that directory (the launcher gives
+    // each run its own); otherwise the library's choice (`auto`: Lease if a cluster is
+    // configured, else a file in the OS temp directory).
+    lock:
+      config.lock === 'file' && config.lockDir
+        ? new FileLock({ name: config.leaseName, directory: config.lockDir })
+        : config.lock,
+    shutdownGraceMs: config.shutdownGraceMs,
+  };
+}
+
+/** The demo application: leader-only cron, interval and HTTP work, probes and GET /leader. */
+@Module({})
+export class AppModule {
+  static forRoot(config: DemoConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ScheduleModule.forRoot(),
+        // No Terminus error log: on a follower, /readyz is supposed to fail (every probe).
+        TerminusModule.forRoot({ logger: false }),
+        LeaderModule.forRoot(leaderModuleOptions(config)),
+      ],
+      controllers: [HealthController, LeaderController, JobsController],
+      providers: [
+        { provide: DEMO_CONFIG, useValue: config },
+        LeaderHealthIndicator,
+        EventLog,
+        LeadershipEventsListener,
+        ShutdownEventsListener,
+        JobDispatcher,
+        Reconciler,
+      ],
+    };
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The demo's structured log: one JSON object per line on stdout, each with an `event`.
+ * Written by the app (`EventLog`), read by the launcher and the end-to-end tests.
+ * Framework-free on purpose: the launcher imports it without loading Nest.
+ */
+
+/** One execution of leader-only work. */
+export interface LeaderWorkEvent {
+  event: 'leader-work';
+  /** Which work ran: `dispatch-jobs` (@Cron), `reconcile` (@Interval), `dispatch-jobs-http` (POST). */
+  task: LeaderTask;
+  /** The replica that ran it (its Lease holderIdentity). */
+  identity: string;
+  /** `leaseTransitions` of the term it ran in: the fencing token. */
+  leaseTransitions: number;
+  /** Wall-clock time, ISO 8601. */
+  at: string;
+}
+
+/** The replica is listening. */
+export interface ReplicaStartedEvent {
+  event: 'replica-started';
+  identity: string;
+  pid: number;
+  port: number;
+  leaseName: string;
+  /** The lock setting (`auto`, `kubernetes`, `file`). */
+  lock: string;
+  at: string;
+}
+
+/** This replica started a term. */
+export interface LeadershipAcquiredEvent {
+  event: 'leadership-acquired';
+  identity: string;
+  leaseTransitions: number;
+  at: string;
+}
+
+/** This replica's term ended (lost, stepped down or released). */
+export interface LeadershipLostEvent {
+  event: 'leadership-lost';
+  identity: string;
+  leaseTransitions: number;
+  at: string;
+}
+
+/** This replica observed a new holder (possibly itself). */
+export interface LeaderChangedEvent {
+  event: 'leader-changed';
+  identity: string;
+  leader: string;
+  at: string;
+}
+
+/** Shutdown began (a signal arrived or the app is closing). */
+export interface ShutdownStartedEvent {
+  event: 'shutdown-started';
+  identity: string;
+  signal: string | null;
+  at: string;
+}
+
+/** Shutdown finished: leader-only work drained, Lease released; the process exits next. */
+export interface ReplicaStoppedEvent {
+  event: 'replica-stopped';
+  identity: string;
+  at: string;
+}
+
+export type LeaderTask = 'dispatch-jobs' | 'reconcile' | 'dispatch-jobs-http';
+
+export type DemoEvent =
+  | LeaderWorkEvent
+  | ReplicaStartedEvent
+  | LeadershipAcquiredEvent
+  | LeadershipLostEvent
+  | LeaderChangedEvent
+  | ShutdownStartedEvent
+  | ReplicaStoppedEvent;
+
+/** What GET /leader answers. */
+export interface LeaderStatus {
+  /** Identity of the current leader as this replica last observed it; null if none yet. */
+  name: string | null;
+  /** This replica's identity. */
+  identity: string;
+  isLeader: boolean;
+  /** `leaseTransitions` of this replica's term while it leads, else the last one it observed. */
+  leaseTransitions: number | null;
+  pid: number;
+}
+
+/** Parses one stdout line; `undefined` for anything that is not a demo event. */
+export function parseDemoEvent(line: string): DemoEvent | undefined {
+  const text = line.trim();
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value && typeof value === 'object' && typeof (value as DemoEvent).event === 'string') {
+      return value as DemoEvent;
+    }
+  } catch {
+    // Not JSON: ignore (a stray console.log, a partial line from a killed process).
+  }
+  return undefined;
+}
+
+/** The leader-work lines of one term, as found in the logs. */
+export interface ObservedTerm {
+  leaseTransitions: number;
+  identities: string[];
+  firstAt: Date;
+  lastAt: Date;
+  lines: number;
+}
+
+/**
+ * Checks the safety property in a set of leader-work lines from all replicas: every term
+ * (a `leaseTransitions` value) was worked by one identity only, and terms do not overlap in
+ * time — ordered by `leaseTransitions`, each term's last line comes before the next term's
+ * first line.
+ *
+ * Times are the replicas' wall clocks, so this is exact only for replicas on one host.
+ * @returns the terms found, oldest first, and a description of every violation.
+ */
+export function checkLeaderTerms(work: readonly LeaderWorkEvent[]): {
+  terms: ObservedTerm[];
+  violations: string[];
+} {
+  const byTerm = new Map<number, ObservedTerm>();
+  for (const line of work) {
+    const at = new Date(line.at);
+    const term = byTerm.get(line.leaseTransitions);
+    if (!term) {
+      byTerm.set(line.leaseTransitions, {
+        leaseTransitions: line.leaseTransitions,
+        identities: [line.identity],
+        firstAt: at,
+        lastAt: at,
+        lines: 1,
+      });
+      continue;
+    }
+    if (!term.identities.includes(line.identity)) term.identities.push(line.identity);
+    if (at < term.firstAt) term.firstAt = at;
+    if (at > term.lastAt) term.lastAt = at;
+    term.lines += 1;
+  }
+  const terms = [...byTerm.values()].sort((a, b) => a.leaseTransitions - b.leaseTransitions);
+  const violations: string[] = [];
+  for (const term of terms) {
+    if (term.identities.length > 1) {
+      violations.push(
+        `term ${term.leaseTransitions} was worked by ${term.identities.length} replicas: ${term.identities.join(', ')}`,
+      );
+    }
+  }
+  for (let i = 1; i < terms.length; i++) {
+    const previous = terms[i - 1]!;
+    const next = terms[i]!;
+    if (previous.lastAt > next.firstAt) {
+      violations.push(
+        `term ${previous.leaseTransitions} (${previous.identities.join(', ')}) worked until ` +
+          `${previous.lastAt.toISOString()}, after term ${next.leaseTransitions} ` +
+          `(${next.identities.join(', ')}) began at ${next.firstAt.toISOString()}`,
+      );
+    }
+  }
+  return { terms, violations };
+}

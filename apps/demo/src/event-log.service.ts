@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { currentTerm, LeaderElectionService } from 'nest-leader';
+import type { DemoConfig } from './demo.config.js';
+import { DEMO_CONFIG } from './demo.constants.js';
+import type { DemoEvent, LeaderTask, LeaderWorkEvent } from './demo-events.js';
+
+/** Writes the demo's events to stdout, one JSON object per line. */
+@Injectable()
+export class EventLog {
+  constructor(
+    private readonly leader: LeaderElectionService,
+    @Inject(DEMO_CONFIG) private readonly config: DemoConfig,
+  ) {}
+
+  /**
+   * Records one execution of leader-only work. Call it from inside a `@LeaderOnly()`
+   * method: the line carries the term the invocation started under (its fencing token).
+   */
+  leaderWork(task: LeaderTask): LeaderWorkEvent {
+    const term = currentTerm();
+    if (!term) throw new Error(`leader-work "${task}" recorded outside a @LeaderOnly() invocation`);
+    const event: LeaderWorkEvent = {
+      event: 'leader-work',
+      task,
+      identity: this.leader.identity,
+      leaseTransitions: term.leaseTransitions,
+      at: new Date().toISOString(),
+    };
+    this.write(event);
+    return event;
+  }
+
+  started(port: number): void {
+    this.write({
+      event: 'replica-started',
+      identity: this.leader.identity,
+      pid: process.pid,
+      port,
+      leaseName: this.config.leaseName,
+      lock: this.config.lock,
+      at: new Date().toISOString(),
+    });
+  }
+
+  write(event: DemoEvent): void {
+    // Synchronous for files and pipes on Linux: a line written is a line kept, even if the
+    // process is killed right after.
+    process.stdout.write(`${JSON.stringify(event)}\n`);
+  }
+}
