@@ -14,6 +14,7 @@ import {
 } from '@nest-leader/demo/demo-events';
 import { type FailoverMeasurement, ReplicaFleet } from '@nest-leader/demo/launcher/replica-fleet';
 import type { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
+import { RECONCILE_INTERVAL_MS } from '@nest-leader/demo/demo.constants';
 import { eventually } from './eventually.js';
 import { recordFailover } from './failover-results.js';
 
@@ -233,14 +234,52 @@ export function describeFailoverScenario(
       assert.equal(lease?.leaseTransitions, before.leaseTransitions + 1);
     });
 
+    it('a leader paused past its lease (SIGSTOP) is replaced and does no leader work on waking', async () => {
+      const paused = fleet.leader()!.replica;
+      // Bring the stopped replicas back (same identity and port, as restarted pods) as followers.
+      for (const [index, replica] of fleet.replicas.entries()) {
+        if (!replica.running) await fleet.restart(index);
+      }
+      const stoppedAt = paused.kill('SIGSTOP');
+      const acquired = await fleet.waitForEvent(
+        (e, replica) => e.event === 'leadership-acquired' && replica !== paused,
+        {
+          timeoutMs: KILL_FIRST_WORK_BOUND_MS + 5_000,
+          since: stoppedAt,
+          description: `a new leader while ${paused.identity} is stopped`,
+        },
+      );
+      const resumedAt = paused.kill('SIGCONT');
+
+      // Its timers fire late on waking; every gate re-checks the deadline and skips.
+      const lost = await fleet.waitForEvent(
+        (e, replica) => e.event === 'leadership-lost' && replica === paused,
+        { timeoutMs: 5_000, since: resumedAt, description: `${paused.identity} to step down` },
+      );
+      await new Promise((r) => setTimeout(r, 2 * RECONCILE_INTERVAL_MS + 500));
+      const lateWork = paused.events.filter(
+        (e) => e.event.event === 'leader-work' && e.receivedAt >= resumedAt,
+      );
+      assert.deepEqual(
+        lateWork.map((e) => e.event),
+        [],
+      );
+      assert.ok(lost.receivedAt >= resumedAt);
+      const status = await paused.leaderStatus();
+      assert.equal(status?.isLeader, false);
+      assert.equal(status?.name, acquired.replica.identity);
+      const lease = await backend.readLease();
+      assert.equal(lease?.holderIdentity, acquired.replica.identity);
+    });
+
     it('never ran leader-only work in two overlapping terms', () => {
       const work = fleet.leaderWork();
       const { terms, violations } = checkLeaderTerms(work);
       assert.deepEqual(violations, []);
-      assert.equal(terms.length, 3, 'three terms: first leader, after SIGKILL, after SIGTERM');
+      assert.equal(terms.length, 4, 'terms: first leader, after SIGKILL, SIGTERM, SIGSTOP');
       assert.deepEqual(
         terms.map((t) => t.identities.length),
-        [1, 1, 1],
+        [1, 1, 1, 1],
       );
     });
   });
