@@ -1,1 +1,81 @@
-export {};
+/**
+ * `pnpm bench [name…] [--rounds N] [--seconds N] [--time-ms N] [--repeats N]`: runs the named
+ * benchmarks (all when none is named), one after another; each writes
+ * `bench/results/<name>.json` and prints a summary.
+ */
+import { parseArgs } from 'node:util';
+import { apiLoadBench } from './api-load.bench.js';
+import { failoverBench } from './failover.bench.js';
+import { gateBench } from './gate.bench.js';
+import type { Benchmark, BenchSettings } from './support/benchmark.js';
+
+const BENCHMARKS: readonly Benchmark[] = [failoverBench, apiLoadBench, gateBench];
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rounds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '60' },
+    'time-ms': { type: 'string', default: '1000' },
+    repeats: { type: 'string', default: '3' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+if (values.help) {
+  console.log(
+    [
+      'usage: pnpm bench [name…] [options]',
+      '',
+      ...BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
+      '',
+      '  --rounds N    failover: handovers per scenario (default 10)',
+      '  --seconds N   api-load: steady-state window in seconds (default 60)',
+      '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',
+      '  --repeats N   gate: runs of the whole task set (default 3)',
+    ].join('\n'),
+  );
+  process.exit(0);
+}
+
+const FLAGS: Record<keyof BenchSettings, string> = {
+  rounds: 'rounds',
+  seconds: 'seconds',
+  timeMs: 'time-ms',
+  repeats: 'repeats',
+};
+
+const settings: BenchSettings = {
+  rounds: positiveInteger('rounds', values.rounds),
+  seconds: positiveInteger('seconds', values.seconds),
+  timeMs: positiveInteger('time-ms', values['time-ms']),
+  repeats: positiveInteger('repeats', values.repeats),
+};
+const unknown = positionals.filter((name) => !BENCHMARKS.some((b) => b.name === name));
+if (unknown.length > 0) {
+  console.error(
+    `unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`,
+  );
+  process.exit(2);
+}
+const selected =
+  positionals.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => positionals.includes(b.name));
+
+for (const benchmark of selected) {
+  console.log(`# ${benchmark.name}: ${benchmark.description}`);
+  const command = ['pnpm bench', benchmark.name, ...benchmark.settings.map(flag)].join(' ');
+  await benchmark.run(settings, command);
+}
+
+function flag(setting: keyof BenchSettings): string {
+  return `--${FLAGS[setting]} ${settings[setting]}`;
+}
+
+function positiveInteger(option: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    console.error(`--${option} must be a positive integer, got "${value}"`);
+    process.exit(2);
+  }
+  return n;
+}
