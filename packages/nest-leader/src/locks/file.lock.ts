@@ -9,7 +9,7 @@ import { lockMessages } from '../messages.js';
 import { validateLeaseName } from './kubernetes-names.js';
 import {
   type LeaseRecord,
-  parseLeaseTime,
+  parseLeaseRecord,
   type ResourceLock,
   type VersionedLeaseRecord,
 } from './resource-lock.js';
@@ -197,17 +197,5 @@ function fromLeaseFile(file: LeaseFile): VersionedLeaseRecord | undefined {
   if (typeof file?.version !== 'string' || typeof file.record !== 'object' || !file.record) {
     return undefined;
   }
-  const r = file.record;
-  const record: LeaseRecord = {
-    holderIdentity: typeof r.holderIdentity === 'string' ? r.holderIdentity : '',
-    leaseDurationSeconds: Number.isFinite(r.leaseDurationSeconds) ? r.leaseDurationSeconds : 0,
-    leaseTransitions: Number.isFinite(r.leaseTransitions) ? r.leaseTransitions : 0,
-  };
-  const acquireTime = parseLeaseTime(r.acquireTime);
-  const renewTime = parseLeaseTime(r.renewTime);
-  if (acquireTime) record.acquireTime = acquireTime;
-  if (renewTime) record.renewTime = renewTime;
-  if (typeof r.strategy === 'string') record.strategy = r.strategy;
-  if (typeof r.preferredHolder === 'string') record.preferredHolder = r.preferredHolder;
-  return { record, version: file.version };
+  return { record: parseLeaseRecord({ ...file.record }), version: file.version };
 }

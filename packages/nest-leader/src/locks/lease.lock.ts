@@ -17,7 +17,7 @@ import { validateLeaseName, validateNamespace } from './kubernetes-names.js';
 import { toMicroTime } from './micro-time.js';
 import {
   type LeaseRecord,
-  parseLeaseTime,
+  parseLeaseRecord,
   type ResourceLock,
   type VersionedLeaseRecord,
 } from './resource-lock.js';
@@ -257,21 +257,5 @@ function toLeaseSpec(record: LeaseRecord): V1Lease['spec'] {
 
 /** A record from any Lease, including one without `spec` or with nonsense in it. */
 function fromLeaseSpec(lease: V1Lease): LeaseRecord {
-  const spec = lease.spec ?? {};
-  const record: LeaseRecord = {
-    holderIdentity: typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '',
-    leaseDurationSeconds: finiteOr(spec.leaseDurationSeconds, 0),
-    leaseTransitions: finiteOr(spec.leaseTransitions, 0),
-  };
-  const acquireTime = parseLeaseTime(spec.acquireTime);
-  const renewTime = parseLeaseTime(spec.renewTime);
-  if (acquireTime) record.acquireTime = acquireTime;
-  if (renewTime) record.renewTime = renewTime;
-  if (typeof spec.strategy === 'string') record.strategy = spec.strategy;
-  if (typeof spec.preferredHolder === 'string') record.preferredHolder = spec.preferredHolder;
-  return record;
-}
-
-function finiteOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+  return parseLeaseRecord({ ...lease.spec });
 }

@@ -73,6 +73,30 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
 }
 
 /**
+ * A record from stored fields of unknown shape (a Lease's `spec`, a lease file): missing or
+ * malformed fields read as a free holder, zero duration and transitions, no times. Never
+ * throws: foreign records may hold anything.
+ */
+export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
+  const record: LeaseRecord = {
+    holderIdentity: typeof fields.holderIdentity === 'string' ? fields.holderIdentity : '',
+    leaseDurationSeconds: finiteOrZero(fields.leaseDurationSeconds),
+    leaseTransitions: finiteOrZero(fields.leaseTransitions),
+  };
+  const acquireTime = parseLeaseTime(fields.acquireTime);
+  const renewTime = parseLeaseTime(fields.renewTime);
+  if (acquireTime) record.acquireTime = acquireTime;
+  if (renewTime) record.renewTime = renewTime;
+  if (typeof fields.strategy === 'string') record.strategy = fields.strategy;
+  if (typeof fields.preferredHolder === 'string') record.preferredHolder = fields.preferredHolder;
+  return record;
+}
+
+function finiteOrZero(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/**
  * Parses a time read back from storage (a string, e.g. a Lease's MicroTime, which
  * client-node leaves unparsed, or a `Date`); `undefined` when absent or unparseable.
  * Never throws: foreign records may hold anything.
