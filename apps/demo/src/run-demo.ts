@@ -229,7 +229,12 @@ async function main(): Promise<number> {
           .map((r) => `${r.identity} exited ${r.exitStatus?.code ?? r.exitStatus?.signal}`)
           .join(', '),
       );
-      if (fleet.replicas.some((r) => r.exitStatus?.code !== 0) && !forced) exitCode = 1;
+      // A replica --chaos just SIGKILLed (not restarted yet) is no failure of the demo.
+      const failed = fleet.replicas.filter(
+        (r) =>
+          r.exitStatus?.code !== 0 && !(options.chaosSeconds && r.exitStatus?.signal === 'SIGKILL'),
+      );
+      if (failed.length > 0 && !forced) exitCode = 1;
     }
     if (lock?.lease) {
       const lease = await readLease(lock.lease.kc, lock.lease.namespace, options.leaseName).catch(
