@@ -31,6 +31,8 @@ type options struct {
 	StartTimeout    time.Duration
 	ShutdownTimeout time.Duration
 	APIServerArgs   []string
+	APIServerBinary string
+	EtcdBinary      string
 
 	parsedIdentities []identity
 }
@@ -53,6 +55,8 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.Verbosity, "v", 1, "kube-apiserver log verbosity (its log goes to <state-dir>/apiserver.log)")
 	fs.DurationVar(&o.StartTimeout, "start-timeout", 2*time.Minute, "how long to wait for /readyz")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for kube-apiserver to stop before closing etcd anyway")
+	fs.StringVar(&o.APIServerBinary, "kube-apiserver-binary", "", "run this kube-apiserver executable (e.g. $KUBEBUILDER_ASSETS/kube-apiserver) as a child process instead of the built-in one")
+	fs.StringVar(&o.EtcdBinary, "etcd-binary", "", "run this etcd executable (e.g. $KUBEBUILDER_ASSETS/etcd) as a child process instead of the embedded one")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -165,7 +169,7 @@ func run(o options) int {
 		return fail("kubeconfig: %v", err)
 	}
 
-	etcd, etcdURL, err := startEtcd(filepath.Join(stateDir, "etcd"), logPath)
+	stopEtcd, etcdURL, err := startEtcdFor(o, log, filepath.Join(stateDir, "etcd"), logFile)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -173,7 +177,7 @@ func run(o options) int {
 	closeEtcd := func() {
 		closeOnce.Do(func() {
 			t := time.Now()
-			etcd.Close()
+			stopEtcd()
 			log.Printf("etcd stopped in %s", time.Since(t).Round(time.Millisecond))
 		})
 	}
@@ -207,7 +211,11 @@ func run(o options) int {
 		closeEtcd()
 		return fail("%v", err)
 	}
-	apiserver := runAPIServer(args, logFile)
+	apiserver, err := startAPIServerFor(o, args, logFile, stop)
+	if err != nil {
+		closeEtcd()
+		return fail("%v", err)
+	}
 
 	readyCtx, cancelReady := context.WithTimeoutCause(context.Background(), o.StartTimeout, fmt.Errorf("not ready after %s", o.StartTimeout))
 	go func() {

@@ -1,13 +1,15 @@
 /**
  * Starts the real kube-apiserver + embedded etcd of `test/control-plane` as a child
  * process and describes it: kubeconfigs per identity, tokens, audit log, stop/restart.
+ * With `KUBEBUILDER_ASSETS` set, the envtest `kube-apiserver` and `etcd` found there are used
+ * instead of the built-in ones (the launcher is still built: it generates PKI and tokens).
  *
  * The Go binary is built (and cached) by `scripts/control-plane.sh`; a cold build takes
  * minutes, so the first call may be slow. Nothing here skips: if the server cannot start,
  * the promise rejects with the server's log tail.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,7 +120,7 @@ async function launch(
   port: number | undefined,
   timeoutMs: number,
 ): Promise<ChildProcess> {
-  const args = ['run', '--state-dir', stateDir];
+  const args = ['run', '--state-dir', stateDir, ...envtestArgs()];
   if (port !== undefined) args.push('--port', String(port));
   const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderrTail = '';
@@ -151,6 +153,25 @@ async function launch(
   });
   child.removeAllListeners('exit');
   return child;
+}
+
+/**
+ * With `KUBEBUILDER_ASSETS` set (an envtest asset directory), its `kube-apiserver` and `etcd`
+ * run as children of our launcher, which still generates the PKI, tokens and kubeconfigs.
+ *
+ * @throws Error naming the missing file when the directory lacks either binary.
+ */
+function envtestArgs(): string[] {
+  const assets = process.env.KUBEBUILDER_ASSETS;
+  if (!assets) return [];
+  const apiserver = resolve(assets, 'kube-apiserver');
+  const etcd = resolve(assets, 'etcd');
+  for (const file of [apiserver, etcd]) {
+    if (!existsSync(file)) {
+      throw new Error(`KUBEBUILDER_ASSETS=${assets}: ${file} does not exist`);
+    }
+  }
+  return ['--kube-apiserver-binary', apiserver, '--etcd-binary', etcd];
 }
 
 async function terminate(child: ChildProcess, timeoutMs: number): Promise<void> {
