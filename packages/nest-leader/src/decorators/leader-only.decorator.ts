@@ -138,6 +138,35 @@ function gateMethod(
   copyMethodMetadata(original, wrapper);
   Reflect.defineMetadata(LEADER_ONLY_METADATA, options, wrapper);
   descriptor.value = wrapper;
+  requireLeaderModuleAtBootstrap(target, methodName);
   // Route handlers answer 503 with Retry-After; the filter only catches NotLeaderException.
   UseFilters(NotLeaderExceptionFilter)(target, key, descriptor);
+}
+
+const BOOTSTRAP_CHECK = Symbol('nest-leader:bootstrap-check');
+
+/**
+ * Makes a Nest-managed instance of the class fail its `onApplicationBootstrap` with
+ * `LeaderModuleNotImportedError` when no `LeaderModule` bound it (the explorer binds in
+ * `onModuleInit`, which Nest runs for every module before any `onApplicationBootstrap`), so a
+ * missing import stops the application at startup instead of at the first gated call.
+ * The class's own (or inherited) `onApplicationBootstrap` still runs, after the check.
+ */
+function requireLeaderModuleAtBootstrap(prototype: object, methodName: string): void {
+  if (Object.prototype.hasOwnProperty.call(prototype, BOOTSTRAP_CHECK)) return;
+  Object.defineProperty(prototype, BOOTSTRAP_CHECK, { value: true });
+  const own = Object.getOwnPropertyDescriptor(prototype, 'onApplicationBootstrap')?.value as
+    ((...args: unknown[]) => unknown) | undefined;
+  Object.defineProperty(prototype, 'onApplicationBootstrap', {
+    configurable: true,
+    writable: true,
+    value: function onApplicationBootstrap(this: object, ...args: unknown[]): unknown {
+      leaderOnlyRegistry.gateFor(this, methodName);
+      const hook =
+        own ??
+        (Reflect.get(Object.getPrototypeOf(prototype) ?? {}, 'onApplicationBootstrap', this) as
+          ((...args: unknown[]) => unknown) | undefined);
+      return hook?.apply(this, args);
+    },
+  });
 }

@@ -151,29 +151,59 @@ describe('@LeaderOnly() on a class', () => {
 });
 
 describe('@LeaderOnly() without LeaderModule', () => {
-  test('fails at the first call with LeaderModuleNotImportedError naming the method', async () => {
+  test('the application fails at bootstrap with LeaderModuleNotImportedError naming the method', async () => {
     const moduleRef = await Test.createTestingModule({ providers: [Ledger] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
     try {
-      const ledger = app.get(Ledger);
-      assert.throws(
-        () => ledger.append('x', 1),
+      await assert.rejects(
+        app.init(),
         (error) =>
           error instanceof LeaderModuleNotImportedError &&
           error.className === 'Ledger' &&
           error.methodName === 'append' &&
           /import LeaderModule\.forRoot\(\)/.test(error.message),
       );
-      await assert.rejects(ledger.appendLater('x'), LeaderModuleNotImportedError);
-      assert.deepEqual(ledger.entries, []);
+      assert.deepEqual(app.get(Ledger).entries, []);
     } finally {
       await app.close();
     }
   });
 
-  test('fails the same way on an instance created with new', () => {
-    assert.throws(() => new Ledger().append('x', 1), LeaderModuleNotImportedError);
+  test('fails at the first call on an instance created with new', async () => {
+    const ledger = new Ledger();
+    assert.throws(() => ledger.append('x', 1), LeaderModuleNotImportedError);
+    await assert.rejects(ledger.appendLater('x'), LeaderModuleNotImportedError);
+    assert.deepEqual(ledger.entries, []);
+  });
+
+  test("the class's own and inherited onApplicationBootstrap still run when LeaderModule is imported", async () => {
+    class Base {
+      readonly ran: string[] = [];
+      onApplicationBootstrap(): void {
+        this.ran.push('base');
+      }
+    }
+    @Injectable()
+    class Inherits extends Base {
+      @LeaderOnly()
+      work(): void {}
+    }
+    @Injectable()
+    class Owns {
+      readonly ran: string[] = [];
+      @LeaderOnly()
+      work(): void {}
+      onApplicationBootstrap(): void {
+        this.ran.push('own');
+      }
+    }
+    const replica = await startReplica({ role: 'follower', providers: [Inherits, Owns] });
+    try {
+      assert.deepEqual(replica.app.get(Inherits).ran, ['base']);
+      assert.deepEqual(replica.app.get(Owns).ran, ['own']);
+    } finally {
+      await replica.app.close();
+    }
   });
 });
 
