@@ -211,7 +211,7 @@ func run(o options) int {
 		closeEtcd()
 		return fail("%v", err)
 	}
-	apiserver, err := startAPIServerFor(o, args, logFile, stop)
+	apiserver, err := startAPIServerFor(o, log, args, logFile, stop)
 	if err != nil {
 		closeEtcd()
 		return fail("%v", err)
