@@ -57,17 +57,20 @@ export class LeaderHealthIndicator implements OnModuleInit {
 
   /**
    * Readiness for leader-only traffic: `up` only while this replica leads. Details: `holder`
-   * (the observed leader, or `null`), `identity`, and `leaseTransitions` of the term when up.
+   * (the observed leader, or `null`), `identity`, and `leaseTransitions` (of the term when up,
+   * of the Lease as last observed when down; `null` before the first read).
    * @param key - result key; default `'leader'`
    */
   isLeader<Key extends string = 'leader'>(
     key: Key = 'leader' as Key,
   ): LeaderHealthIndicatorResult<Key> {
     const term = this.election.term;
-    const details = { holder: this.election.leader ?? null, identity: this.election.identity };
+    const details = {
+      holder: this.election.leader ?? null,
+      identity: this.election.identity,
+      leaseTransitions: term?.leaseTransitions ?? this.election.leaseTransitions ?? null,
+    };
     const session = this.indicators.check(key);
-    return term && this.election.isLeader()
-      ? session.up({ ...details, leaseTransitions: term.leaseTransitions })
-      : session.down(details);
+    return term ? session.up(details) : session.down(details);
   }
 }

@@ -64,7 +64,7 @@ describe('LeaderHealthIndicator', () => {
 
     assert.equal(ready.status, 503);
     assert.deepEqual(ready.body.details, {
-      leader: { status: 'down', holder: OTHER, identity: SELF },
+      leader: { status: 'down', holder: OTHER, identity: SELF, leaseTransitions: 0 },
     });
     assert.equal(live.status, 200);
   });
