@@ -35,8 +35,9 @@ export class LeaderOnlyGate {
   ) {}
 
   invoke(invocation: LeaderOnlyInvocation): unknown {
+    // `term` re-checks the renew deadline at call time (undefined once it passed).
     const term = this.election.term;
-    if (term && this.inFlight.accepting && this.election.isLeader()) {
+    if (term && this.inFlight.accepting) {
       return this.inFlight.track(() => runInTerm(term, () => invocation.run()));
     }
     return this.asFollower(invocation);
@@ -55,9 +56,13 @@ export class LeaderOnlyGate {
     const behaviour = options.onFollower ?? (kind === 'other' ? 'skip' : 'throw');
     if (typeof behaviour === 'function') return behaviour(context);
     if (behaviour === 'skip') {
-      this.logger.debug(
-        nestMessages.skipped(instance.constructor.name, methodName, context.leader),
-      );
+      // Skips can be frequent (every tick of every job on every follower): build no message
+      // unless debug logging is on.
+      if (Logger.isLevelEnabled('debug')) {
+        this.logger.debug(
+          nestMessages.skipped(instance.constructor.name, methodName, context.leader),
+        );
+      }
       return isAsync ? Promise.resolve(undefined) : undefined;
     }
     const retryAfterSeconds = Math.max(1, Math.ceil(this.election.timings.retryPeriodSeconds));
