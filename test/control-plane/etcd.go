@@ -10,22 +10,32 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
-// startEtcd runs a single-member etcd in this process, with its data in dataDir and its client
-// and peer listeners on free 127.0.0.1 ports. It returns the running server and its client URL.
-func startEtcd(dataDir, logFile string) (*embed.Etcd, string, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, "", err
+// prepareEtcd creates dataDir and picks free 127.0.0.1 ports for etcd's client and peer URLs
+// (shared by the embedded etcd and an etcd binary).
+func prepareEtcd(dataDir string) (clientURL, peerURL url.URL, err error) {
+	if err = os.MkdirAll(dataDir, 0o700); err != nil {
+		return
 	}
 	clientPort, err := freePort()
 	if err != nil {
-		return nil, "", err
+		return
 	}
 	peerPort, err := freePort()
 	if err != nil {
+		return
+	}
+	clientURL = url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(clientPort)}
+	peerURL = url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(peerPort)}
+	return
+}
+
+// startEtcd runs a single-member etcd in this process, with its data in dataDir and its client
+// and peer listeners on free 127.0.0.1 ports. It returns the running server and its client URL.
+func startEtcd(dataDir, logFile string) (*embed.Etcd, string, error) {
+	clientURL, peerURL, err := prepareEtcd(dataDir)
+	if err != nil {
 		return nil, "", err
 	}
-	clientURL := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(clientPort)}
-	peerURL := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(peerPort)}
 
 	cfg := embed.NewConfig()
 	cfg.Name = "control-plane"

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -71,19 +70,11 @@ func childCommand(binary string, args []string, logFile *os.File) *exec.Cmd {
 // startEtcdBinary runs the etcd executable with the embedded etcd's settings and waits until
 // its /health answers 200.
 func startEtcdBinary(binary string, log logger, dataDir string, logFile *os.File, stopTimeout time.Duration) (func(), string, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, "", err
-	}
-	clientPort, err := freePort()
+	client, peer, err := prepareEtcd(dataDir)
 	if err != nil {
 		return nil, "", err
 	}
-	peerPort, err := freePort()
-	if err != nil {
-		return nil, "", err
-	}
-	clientURL := "http://127.0.0.1:" + strconv.Itoa(clientPort)
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(peerPort)
+	clientURL, peerURL := client.String(), peer.String()
 	const name = "control-plane"
 	cmd := childCommand(binary, []string{
 		"--name=" + name,

@@ -1,14 +1,16 @@
 /**
- * Three Nest applications (one process, each with its own credentials) on one real Lease:
+ * Three Nest applications (one process, each with its own credentials) on one real Lease, with
+ * the demo's HealthController (/healthz, /readyz):
  * only the leader's @Cron/@Interval methods run, probes answer by role, and app.close() on
  * the leader hands over within a retry period.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Controller, Get, Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Cron, Interval, ScheduleModule } from '@nestjs/schedule';
-import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { TerminusModule } from '@nestjs/terminus';
+import { HealthController } from '@nest-leader/demo/health/health.controller';
 import {
   LeaderElectionService,
   LeaderHealthIndicator,
@@ -44,26 +46,6 @@ class Jobs {
   @OnLeadershipAcquired()
   acquired(): void {
     this.acquiredAtMs = performance.now();
-  }
-}
-
-@Controller()
-class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly leader: LeaderHealthIndicator,
-  ) {}
-
-  @Get('healthz')
-  @HealthCheck()
-  liveness() {
-    return this.health.check([() => this.leader.isHealthy()]);
-  }
-
-  @Get('readyz')
-  @HealthCheck()
-  readiness() {
-    return this.health.check([() => this.leader.isLeader()]);
   }
 }
 
