@@ -87,8 +87,18 @@ export function timeoutSignal(
   const timer = clock.setTimer(timeoutMs, () =>
     controller.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')),
   );
-  const signal = parent ? AbortSignal.any([parent, controller.signal]) : controller.signal;
-  return { signal, dispose: () => timer.cancel() };
+  // A listener removed on dispose rather than `AbortSignal.any`, whose links from long-lived
+  // parents (the run, the term) are only dropped by GC: one per request adds up over days.
+  const onParentAbort = (): void => controller.abort(parent!.reason);
+  if (parent?.aborted) onParentAbort();
+  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      timer.cancel();
+      parent?.removeEventListener('abort', onParentAbort);
+    },
+  };
 }
 
 /**

@@ -50,7 +50,9 @@ export interface LeaderCallbacks {
   /**
    * Called when a term ends (after `term.signal` aborted). If it returns a promise, the
    * elector awaits it before releasing the Lease on `stop()` and before campaigning again
-   * after a loss: drain in-flight leader-only work here.
+   * after a loss: drain in-flight leader-only work here. On `stop()` the Lease is still
+   * renewed while it runs (unless renewing fails past renewDeadline), so no other candidate
+   * takes over under the draining work; after a loss the Lease is already gone.
    */
   onStoppedLeading?(term: LeaderTerm): void | Promise<void>;
   /** Called whenever the observed holder changes to a non-empty identity, including to ourselves. */

@@ -46,10 +46,18 @@ interface Observation extends VersionedLeaseRecord {
 /** The live (or ending) term and its step-down deadline. */
 interface ActiveTerm {
   term: LeaderTerm;
+  /** Aborts `term.signal`: the term is over for leader-only work. */
   controller: AbortController;
+  /**
+   * Aborted when the Lease is no longer ours to renew (lost, taken over, stepped down). On
+   * `stop()` the term ends first and the Lease is still renewed while its work drains.
+   */
+  holding: AbortController;
   /** Monotonic time the last successful acquire/renew request was SENT (conservative). */
   lastRenewStartMs: number;
   stepDownTimer?: TimerHandle;
+  /** Set once the term is ending: the `onStoppedLeading` drain, shared by every caller. */
+  ending?: Promise<void>;
 }
 
 type Attempt = 'leading' | 'held-by-other' | 'failed';
@@ -191,7 +199,8 @@ export class LeaderElector {
   }
 
   /**
-   * Stops campaigning: ends the term if any (aborts its signal, awaits `onStoppedLeading`),
+   * Stops campaigning: ends the term if any (aborts its signal, awaits `onStoppedLeading`
+   * while the Lease is still renewed, so no one takes over under draining work),
    * then, with `releaseOnStop`, clears the holder of the Lease if it still names us so a
    * follower takes over at once. Resolves when done; never rejects. Idempotent.
    * Waits as long as `onStoppedLeading` does, so keep that drain bounded.
@@ -203,6 +212,9 @@ export class LeaderElector {
 
   private async shutdown(): Promise<void> {
     if (this.state === 'running') this.state = 'stopping';
+    // End the term and drain its work while the Lease is still renewed, so nobody else can
+    // take over under work that is still running; then stop campaigning and release.
+    await this.endTerm();
     this.runController?.abort();
     await this.loop;
     if (this.config.releaseOnStop) await this.release();
@@ -269,7 +281,12 @@ export class LeaderElector {
       acquiredAt: new Date((record.acquireTime ?? this.clock.wallNow()).getTime()),
       signal: controller.signal,
     });
-    const active: ActiveTerm = { term, controller, lastRenewStartMs: startedMs };
+    const active: ActiveTerm = {
+      term,
+      controller,
+      holding: new AbortController(),
+      lastRenewStartMs: startedMs,
+    };
     this.current = active;
     this.sharedIdentitySuspected = false;
     this.scheduleStepDown(active);
@@ -281,19 +298,21 @@ export class LeaderElector {
 
   // --- Renew: every retryPeriod; step down when renewDeadline passes without success -------
 
+  /** Renews until the Lease is lost or the run stops — also while a stopping term drains. */
   private async renew(signal: AbortSignal): Promise<void> {
     const active = this.current!;
-    const live = AbortSignal.any([signal, active.term.signal]);
+    const live = AbortSignal.any([signal, active.holding.signal]);
     while (!live.aborted) {
       await this.clock.sleep(this.config.retryPeriodMs, live);
-      if (live.aborted || !this.withinRenewDeadline(active)) return;
+      if (live.aborted) return;
+      if (this.renewDeadlinePassed(active)) return this.stepDown(active);
       const startedMs = this.clock.nowMs();
       const attempt = await this.tryAcquireOrRenew(live, active);
       if (live.aborted) return;
       if (attempt !== 'failed') this.failures.recovered(this.lock.description);
       if (attempt === 'leading') {
         active.lastRenewStartMs = startedMs;
-        this.scheduleStepDown(active);
+        if (!active.controller.signal.aborted) this.scheduleStepDown(active);
       } else if (attempt === 'held-by-other') {
         this.abortTerm(active, 'lease-taken-over');
       }
@@ -313,26 +332,49 @@ export class LeaderElector {
   /** True while `active` is live; ends it if its renew deadline has passed. */
   private withinRenewDeadline(active: ActiveTerm): boolean {
     if (active.controller.signal.aborted) return false;
-    if (this.clock.nowMs() - active.lastRenewStartMs < this.config.renewDeadlineMs) return true;
+    if (!this.renewDeadlinePassed(active)) return true;
+    this.stepDown(active);
+    return false;
+  }
+
+  private renewDeadlinePassed(active: ActiveTerm): boolean {
+    return this.clock.nowMs() - active.lastRenewStartMs >= this.config.renewDeadlineMs;
+  }
+
+  private stepDown(active: ActiveTerm): void {
     this.logger.warn(
       electionMessages.renewDeadlineExceeded(this.lock.description, this.config.renewDeadlineMs),
     );
     this.abortTerm(active, 'renew-deadline-exceeded');
-    return false;
   }
 
+  /** The Lease is no longer ours: end the term (if not yet) and stop renewing. */
   private abortTerm(active: ActiveTerm, reason: LeaderTermEndReason): void {
+    this.endTermSignal(active, reason);
+    active.holding.abort();
+  }
+
+  private endTermSignal(active: ActiveTerm, reason: LeaderTermEndReason): void {
     active.stepDownTimer?.cancel();
     if (!active.controller.signal.aborted) {
       active.controller.abort(new LeaderTermEndedError(reason, active.term.leaseTransitions));
     }
   }
 
-  /** Aborts the term's signal (if not yet), then awaits `onStoppedLeading` (the drain). */
-  private async endTerm(): Promise<void> {
+  /**
+   * Ends the current term, if any: aborts its signal (if not yet; the Lease keeps being
+   * renewed unless it was lost), then awaits `onStoppedLeading` (the drain). Idempotent: every
+   * caller awaits the same drain.
+   */
+  private endTerm(): Promise<void> {
     const active = this.current;
-    if (!active) return;
-    this.abortTerm(active, 'stopped');
+    if (!active) return Promise.resolve();
+    active.ending ??= this.drainTerm(active);
+    return active.ending;
+  }
+
+  private async drainTerm(active: ActiveTerm): Promise<void> {
+    this.endTermSignal(active, 'stopped');
     const reason = (active.controller.signal.reason as LeaderTermEndedError).reason;
     this.logger.info(electionMessages.stoppedLeading(this.identity, this.lock.description, reason));
     await this.invokeAndWait('onStoppedLeading', () =>

@@ -40,6 +40,37 @@ describe('LeaderElector: stopping and releasing', () => {
     assert.equal(elector.isLeader(), false);
   });
 
+  test('stop(): the Lease stays renewed while the term drains, so nobody takes over under running work', async () => {
+    const w = world();
+    const drain = deferred();
+    const a = candidate('a', w, {
+      callbacks: { onStoppedLeading: () => drain.promise },
+    });
+    const b = candidate('b', w);
+    a.elector.start();
+    await w.clock.advance(0);
+    b.elector.start();
+    await w.clock.advance(s(1));
+
+    const stopped = a.elector.stop();
+    // A drain far longer than leaseDuration (15 s).
+    for (let t = 0; t < 40; t++) {
+      await w.clock.advance(s(1));
+      assert.equal(b.elector.isLeader(), false, `b took over ${t + 1} s into a's drain`);
+    }
+    assert.equal(a.elector.isLeader(), false, 'the term ended when stop() began');
+    const { record } = w.lock.read()!;
+    assert.equal(record.holderIdentity, 'a');
+    assert.ok(w.clock.wallNow().getTime() - record.renewTime!.getTime() <= s(2), 'still renewed');
+
+    drain.resolve();
+    await stopped;
+    await w.clock.advance(s(1.2));
+    assert.equal(b.elector.isLeader(), true);
+    assert.equal(w.lock.read()!.record.leaseTransitions, 1);
+    await b.elector.stop();
+  });
+
   test('a follower takes a released Lease at its next attempt, without waiting for expiry', async () => {
     const w = world();
     const a = candidate('a', w);
