@@ -155,6 +155,9 @@ export const lockMessages = {
     'kubeConfig has no current cluster: load one (KubeConfig.loadFromDefault/loadFromCluster) ' +
     'or use FileLock for a single host.',
   fileLockBusy: (path: string) => `FileLock ${path}: timed out waiting for the file mutex.`,
+  fileLockHeldTooLong: (path: string, limitMs: number) =>
+    `FileLock ${path}: the file mutex was held for more than ${limitMs} ms (a stalled event ` +
+    'loop?); another process may have broken it as stale, so nothing was written.',
 };
 
 /** One-line text of any thrown value. */

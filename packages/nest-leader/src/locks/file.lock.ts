@@ -94,9 +94,9 @@ export class FileLock implements ResourceLock {
    * @throws LockConflictError if it does; an `Error` if the mutex stays busy for 5 s.
    */
   async create(record: LeaseRecord, signal?: AbortSignal): Promise<string> {
-    return this.withMutex(signal, async () => {
+    return this.withMutex(signal, async (assertHeld) => {
       if (await this.read()) throw new LockConflictError(this.description, 'create');
-      return this.write(record);
+      return this.write(record, assertHeld);
     });
   }
 
@@ -105,10 +105,10 @@ export class FileLock implements ResourceLock {
    * @throws LockConflictError if it changed; an `Error` if the mutex stays busy for 5 s.
    */
   async update(record: LeaseRecord, version: string, signal?: AbortSignal): Promise<string> {
-    return this.withMutex(signal, async () => {
+    return this.withMutex(signal, async (assertHeld) => {
       const current = await this.read();
       if (current?.version !== version) throw new LockConflictError(this.description, 'update');
-      return this.write(record);
+      return this.write(record, assertHeld);
     });
   }
 
@@ -128,11 +128,13 @@ export class FileLock implements ResourceLock {
     }
   }
 
-  private async write(record: LeaseRecord): Promise<string> {
+  /** Writes a temporary file, then renames it over the lease file if the mutex is still ours. */
+  private async write(record: LeaseRecord, assertHeld: () => void): Promise<string> {
     const version = randomUUID();
     const temporary = `${this.path}.${process.pid}.${version}.tmp`;
     try {
       await writeFile(temporary, JSON.stringify(toLeaseFile(record, version), null, 2));
+      assertHeld();
       await rename(temporary, this.path);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -141,10 +143,15 @@ export class FileLock implements ResourceLock {
     return version;
   }
 
-  /** Runs `critical` holding the file mutex; waits (bounded, abortable) for it first. */
+  /**
+   * Runs `critical` holding the file mutex; waits (bounded, abortable) for it first.
+   * `critical` calls `assertHeld()` right before it commits: it throws if the mutex was
+   * compromised or held so long (a stalled event loop) that another process may have found
+   * it stale and taken it — then nothing is committed and the elector simply retries.
+   */
   private async withMutex<T>(
     signal: AbortSignal | undefined,
-    critical: () => Promise<T>,
+    critical: (assertHeld: () => void) => Promise<T>,
   ): Promise<T> {
     await mkdir(dirname(this.path), { recursive: true });
     const deadline = Date.now() + MUTEX_WAIT_MS;
@@ -168,8 +175,17 @@ export class FileLock implements ResourceLock {
         await delay(5 + Math.random() * 20, undefined, { signal }).catch(() => undefined);
       }
     }
+    const acquiredAtMs = performance.now();
+    const assertHeld = (): void => {
+      if (compromised) throw compromised;
+      // Others may break a mutex untouched for MUTEX_STALE_MS; its mtime is refreshed every
+      // half of that, so within half of it since acquiring, nobody can have broken it.
+      if (performance.now() - acquiredAtMs >= MUTEX_STALE_MS / 2) {
+        throw new Error(lockMessages.fileLockHeldTooLong(this.path, MUTEX_STALE_MS / 2));
+      }
+    };
     try {
-      const result = await critical();
+      const result = await critical(assertHeld);
       if (compromised) throw compromised;
       return result;
     } finally {

@@ -23,6 +23,9 @@ interface Fault {
   effect: Error | 'hang';
 }
 
+/** How many writes {@link MemoryLock.writes} keeps (the oldest are dropped). */
+export const MAX_WRITE_LOG = 1000;
+
 /**
  * A {@link ResourceLock} in memory, for tests: several electors sharing one `MemoryLock`
  * behave like candidates sharing one Lease. Operations settle asynchronously (on the
@@ -40,6 +43,7 @@ export class MemoryLock implements ResourceLock {
   private stored: { record: LeaseRecord; version: number } | undefined;
   private nextVersion = 1;
   private readonly faults: Fault[] = [];
+  /** The last {@link MAX_WRITE_LOG} successful writes. */
   private readonly writeLog: MemoryLockWrite[] = [];
 
   /** @param opts.name - shown in {@link MemoryLock.description}; default `memory`. */
@@ -47,7 +51,7 @@ export class MemoryLock implements ResourceLock {
     this.description = `MemoryLock ${opts.name ?? 'memory'}`;
   }
 
-  /** Every successful write so far (create, update, and {@link MemoryLock.set}), oldest first. */
+  /** The last {@link MAX_WRITE_LOG} successful writes (create, update, {@link MemoryLock.set}), oldest first. */
   get writes(): readonly MemoryLockWrite[] {
     return this.writeLog.map((w) => ({ ...w, record: copyLeaseRecord(w.record) }));
   }
@@ -133,6 +137,8 @@ export class MemoryLock implements ResourceLock {
     const version = this.nextVersion++;
     this.stored = { record: copyLeaseRecord(record), version };
     this.writeLog.push({ operation, record: copyLeaseRecord(record), version: String(version) });
+    // Bounded, so `lock: 'memory'` can run for days: a test looks at recent writes.
+    if (this.writeLog.length > MAX_WRITE_LOG) this.writeLog.shift();
     return String(version);
   }
 }

@@ -83,4 +83,14 @@ describe('MemoryLock', () => {
       ],
     );
   });
+
+  test('keeps only the last 1000 writes, so a long-running memory lock does not grow', () => {
+    const lock = new MemoryLock();
+    for (let i = 0; i < 1005; i++) lock.set({ ...record, leaseTransitions: i });
+
+    const writes = lock.writes;
+    assert.equal(writes.length, 1000);
+    assert.equal(writes[0]!.record.leaseTransitions, 5);
+    assert.equal(writes.at(-1)!.record.leaseTransitions, 1004);
+  });
 });
