@@ -1,31 +1,13 @@
 import './support.js';
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
-import { Controller, Get, Module } from '@nestjs/common';
-import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { LeaderHealthIndicator } from 'nest-leader';
+import { HealthController } from '../../../examples/health.js';
 import { baseUrl, OTHER, type Replica, SELF, startReplica } from './support.js';
 
-@Controller()
-class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly leader: LeaderHealthIndicator,
-  ) {}
-
-  @Get('healthz')
-  @HealthCheck()
-  liveness() {
-    return this.health.check([() => this.leader.isHealthy()]);
-  }
-
-  @Get('readyz')
-  @HealthCheck()
-  readiness() {
-    return this.health.check([() => this.leader.isLeader()]);
-  }
-}
-
+/** The README's HealthController (examples/health.ts), with Terminus' error log silenced. */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
