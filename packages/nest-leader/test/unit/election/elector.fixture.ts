@@ -71,3 +71,20 @@ export function world(): { lock: MemoryLock; clock: ManualClock } {
 
 /** Seconds to milliseconds, for readable `advance` calls. */
 export const s = (seconds: number): number => seconds * 1000;
+
+/**
+ * `a` starts first and leads; `b` starts and has seen the Lease held by `a` (1 s later).
+ * `aOverrides` customise `a` (e.g. its callbacks).
+ */
+export async function leaderAndFollower(
+  w: { lock: MemoryLock; clock: ManualClock },
+  aOverrides: Partial<LeaderElectorOptions> = {},
+): Promise<{ a: ReturnType<typeof candidate>; b: ReturnType<typeof candidate> }> {
+  const a = candidate('a', w, aOverrides);
+  const b = candidate('b', w);
+  a.elector.start();
+  await w.clock.advance(0);
+  b.elector.start();
+  await w.clock.advance(s(1));
+  return { a, b };
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { candidate, s, world } from './elector.fixture.js';
+import { candidate, s, world, leaderAndFollower } from './elector.fixture.js';
 
 describe('LeaderElector: acquiring', () => {
   test('creates a missing Lease and leads at once', async () => {
@@ -136,12 +136,7 @@ describe('LeaderElector: acquiring', () => {
 
   test('leaseTransitions counts every change of holder', async () => {
     const w = world();
-    const a = candidate('a', w);
-    const b = candidate('b', w);
-    a.elector.start();
-    await w.clock.advance(0);
-    b.elector.start();
-    await w.clock.advance(s(1));
+    const { a, b } = await leaderAndFollower(w);
 
     await a.elector.stop();
     await w.clock.advance(s(3));

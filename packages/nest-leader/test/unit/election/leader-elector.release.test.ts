@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LeaderElectionError, LockConflictError } from 'nest-leader';
-import { candidate, s, world } from './elector.fixture.js';
+import { candidate, s, world, leaderAndFollower } from './elector.fixture.js';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -43,14 +43,9 @@ describe('LeaderElector: stopping and releasing', () => {
   test('stop(): the Lease stays renewed while the term drains, so nobody takes over under running work', async () => {
     const w = world();
     const drain = deferred();
-    const a = candidate('a', w, {
+    const { a, b } = await leaderAndFollower(w, {
       callbacks: { onStoppedLeading: () => drain.promise },
     });
-    const b = candidate('b', w);
-    a.elector.start();
-    await w.clock.advance(0);
-    b.elector.start();
-    await w.clock.advance(s(1));
 
     const stopped = a.elector.stop();
     // A drain far longer than leaseDuration (15 s).
@@ -73,12 +68,7 @@ describe('LeaderElector: stopping and releasing', () => {
 
   test('a follower takes a released Lease at its next attempt, without waiting for expiry', async () => {
     const w = world();
-    const a = candidate('a', w);
-    const b = candidate('b', w);
-    a.elector.start();
-    await w.clock.advance(0);
-    b.elector.start();
-    await w.clock.advance(s(1));
+    const { a, b } = await leaderAndFollower(w);
 
     await a.elector.stop();
     await w.clock.advance(s(1));
