@@ -16,10 +16,21 @@ export {
   type LeaderElectorOptions,
   type LeaderTerm,
 } from './election/leader-elector.options.js';
+export {
+  noopElectionObserver,
+  type ElectionObservation,
+  type ElectionObserver,
+  type LockRequestOutcome,
+} from './election/election-observer.js';
 export { SystemClock, type Clock, type TimerHandle } from './election/clock.js';
 export { resolveIdentity } from './election/identity.js';
 // Core: locks
-export type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from './locks/resource-lock.js';
+export type {
+  LeaseRecord,
+  LockOperation,
+  ResourceLock,
+  VersionedLeaseRecord,
+} from './locks/resource-lock.js';
 export {
   DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
   LeaseLock,

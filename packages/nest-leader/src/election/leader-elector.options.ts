@@ -6,6 +6,7 @@
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import type { Clock } from './clock.js';
+import type { ElectionObserver } from './election-observer.js';
 
 /** Default `leaseDurationSeconds`, as client-go's and kube-controller-manager's. */
 export const DEFAULT_LEASE_DURATION_SECONDS = 15;
@@ -95,6 +96,13 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
   onLost?: 'recampaign' | 'stop';
   /** Leadership callbacks. */
   callbacks?: LeaderCallbacks;
+  /**
+   * Name of this election in logs and observations (as client-go's `LeaderElectionConfig.Name`,
+   * the `name` label of its metrics). Default: the lock's `description`.
+   */
+  name?: string;
+  /** Receives what happens to the election (metrics, Events, tests). Default: does nothing. */
+  observer?: ElectionObserver;
   /** Source of time; default `SystemClock`. */
   clock?: Clock;
   /** Where to log; default the console (info and above). */

@@ -2,12 +2,12 @@ import { LockConflictError } from '../errors.js';
 import {
   copyLeaseRecord,
   type LeaseRecord,
+  type LockOperation,
   type ResourceLock,
   type VersionedLeaseRecord,
 } from './resource-lock.js';
 
-/** An operation of a {@link ResourceLock}. */
-export type LockOperation = 'get' | 'create' | 'update';
+export type { LockOperation } from './resource-lock.js';
 
 /** One successful write to a {@link MemoryLock}, in order. */
 export interface MemoryLockWrite {

@@ -26,6 +26,9 @@ export interface LeaseRecord {
   preferredHolder?: string;
 }
 
+/** The three requests a lock serves, as client-go's resourcelock verbs. */
+export type LockOperation = 'get' | 'create' | 'update';
+
 /** A record as stored, with the opaque version to pass to {@link ResourceLock.update}. */
 export interface VersionedLeaseRecord {
   record: LeaseRecord;
