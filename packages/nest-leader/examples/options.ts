@@ -1,9 +1,5 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { Module } from '@nestjs/common';
 import { LeaderModule } from 'nest-leader';
-
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromDefault();
 
 @Module({
   imports: [
@@ -16,7 +12,7 @@ kubeConfig.loadFromDefault();
       retryPeriodSeconds: 2, // time between acquire/renew attempts
       releaseOnShutdown: true, // hand the Lease over at once on shutdown
       lock: 'kubernetes', // 'auto' | 'kubernetes' | 'file' | 'memory' | a ResourceLock
-      kubeConfig, // default: loaded like KubeConfig.loadFromDefault(), without its localhost fallback
+      kubeConfig: '/etc/leader/kubeconfig', // a path or a KubeConfig; default: KUBECONFIG, in-cluster, ~/.kube/config
       shutdownGraceMs: 10_000, // bound on draining in-flight @LeaderOnly() work
       onLost: 'recampaign', // or 'stop': stop campaigning after losing leadership
       isGlobal: true, // default: LeaderElectionService is injectable everywhere

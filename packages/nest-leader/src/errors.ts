@@ -5,12 +5,17 @@
  * Framework-free: imported by the core (`election/`, `locks/`) and the Nest layer.
  */
 
+import type { LockOperation } from './locks/resource-lock.js';
 import {
   invalidOptionMessage,
+  kubeConfigErrorMessage,
+  type KubeConfigSource,
+  kubernetesApiErrorMessage,
+  type KubernetesApiErrorDetails,
   leaderTermEndedMessage,
-  lockConflictMessage,
+  LEASE_RESOURCE,
   type LeaseApiErrorDetails,
-  leaseApiErrorMessage,
+  lockConflictMessage,
   nestMessages,
 } from './messages.js';
 
@@ -59,7 +64,7 @@ export class LockConflictError extends LeaderElectionError {
    */
   constructor(
     readonly lock: string,
-    readonly operation: 'create' | 'update',
+    readonly operation: Exclude<LockOperation, 'get'>,
     options?: ErrorOptions,
   ) {
     super(lockConflictMessage(lock, operation), options);
@@ -68,45 +73,104 @@ export class LockConflictError extends LeaderElectionError {
 
 /**
  * How a failed Kubernetes API call is classified:
- * - `unauthorized` (401) and `forbidden` (403): configuration; fix credentials or RBAC.
- * - `not-found` (404 outside `get`), `conflict` (409 outside create/update), `invalid` (400/422 and
- *   other 4xx): the request or object is wrong.
+ * - `unauthorized` (401) and `forbidden` (403): fix credentials or RBAC.
+ * - `configuration`: the kubeconfig cannot work as written — its exec credential plugin failed,
+ *   a client certificate or key file is missing, the server's certificate does not verify
+ *   against the configured CA, or the server URL's scheme is wrong (`http://` to an HTTPS
+ *   port). Found out before or while connecting, never by the API server.
+ * - `not-found` (404 outside `get`), `conflict` (409 outside create/update), `invalid` (400/422
+ *   and other 4xx): the request or object is wrong.
  * - `transient` (429, 5xx, network errors) and `timeout` (our per-request deadline): retried
  *   within the election's deadlines.
  */
-export type LeaseApiErrorKind =
-  'forbidden' | 'unauthorized' | 'not-found' | 'conflict' | 'invalid' | 'transient' | 'timeout';
+export type KubernetesApiErrorKind =
+  | 'forbidden'
+  | 'unauthorized'
+  | 'configuration'
+  | 'not-found'
+  | 'conflict'
+  | 'invalid'
+  | 'transient'
+  | 'timeout';
+
+/** The former name of {@link KubernetesApiErrorKind}, kept for existing code. */
+export type LeaseApiErrorKind = KubernetesApiErrorKind;
 
 /**
- * A Kubernetes API call on a Lease failed. The message names the verb, the resource
- * (`leases.coordination.k8s.io`), the Lease and namespace, and what to fix.
+ * A Kubernetes API call of a lock failed (see `classifyKubernetesApiError`). The message names
+ * the verb, the resource (e.g. `leases.coordination.k8s.io`), the object and namespace, the
+ * candidate, and what to fix. Subclass per resource: {@link LeaseApiError} for Leases;
+ * `instanceof KubernetesApiError` catches all of them.
  */
-export class LeaseApiError extends LeaderElectionError {
-  override name = 'LeaseApiError';
+export class KubernetesApiError extends LeaderElectionError {
+  override name = 'KubernetesApiError';
   /** Classification; `transient` and `timeout` are expected to heal on retry. */
-  readonly kind: LeaseApiErrorKind;
+  readonly kind: KubernetesApiErrorKind;
   /** HTTP status code, if the API server answered. */
   readonly statusCode: number | undefined;
   /** The Kubernetes verb: `get`, `create` or `update`. */
-  readonly verb: LeaseApiErrorDetails['verb'];
-  /** The Lease's namespace. */
+  readonly verb: LockOperation;
+  /** The resource with its API group, as RBAC names it: `leases.coordination.k8s.io`. */
+  readonly resource: string;
+  /** The object's namespace. */
   readonly namespace: string;
-  /** The Lease's name. */
-  readonly leaseName: string;
+  /** The object's name. */
+  readonly objectName: string;
 
-  /** @param options - `cause`: the underlying `ApiException` or network error. */
-  constructor(details: LeaseApiErrorDetails, options?: ErrorOptions) {
-    super(leaseApiErrorMessage(details), options);
+  /** @param options - `cause`: the underlying `ApiException`, network or configuration error. */
+  constructor(details: KubernetesApiErrorDetails, options?: ErrorOptions) {
+    super(kubernetesApiErrorMessage(details), options);
     this.kind = details.kind;
     this.statusCode = details.statusCode;
     this.verb = details.verb;
+    this.resource = details.resource;
     this.namespace = details.namespace;
-    this.leaseName = details.name;
+    this.objectName = details.name;
   }
 
-  /** True for kinds worth retrying without a configuration change. */
+  /** True for kinds worth retrying without a configuration change (`transient`, `timeout`). */
   get transient(): boolean {
     return this.kind === 'transient' || this.kind === 'timeout';
+  }
+}
+
+/**
+ * A Kubernetes API call on a Lease (`leases.coordination.k8s.io`) failed: the
+ * {@link KubernetesApiError} of `LeaseLock`.
+ */
+export class LeaseApiError extends KubernetesApiError {
+  override name = 'LeaseApiError';
+  /** The Lease's name (same as `objectName`). */
+  readonly leaseName: string;
+
+  /** @param details - as {@link KubernetesApiError}'s, the resource being Leases. */
+  constructor(details: LeaseApiErrorDetails, options?: ErrorOptions) {
+    super({ ...details, resource: LEASE_RESOURCE }, options);
+    this.leaseName = details.name;
+  }
+}
+
+/**
+ * A Kubernetes configuration exists but cannot be used: `KUBECONFIG` names a missing file, a
+ * kubeconfig is not valid YAML or has no usable current context, or a pod has
+ * `KUBERNETES_SERVICE_HOST` but no ServiceAccount token. Thrown at startup by lock selection
+ * instead of silently falling back to a single-host lock.
+ */
+export class KubeConfigError extends LeaderElectionError {
+  override name = 'KubeConfigError';
+
+  /**
+   * @param source - where the configuration came from (`KUBECONFIG`, `~/.kube/config`, in-cluster)
+   * @param path - the file concerned, if any
+   * @param problem - what is wrong and what to do, e.g. `has no current-context: …`
+   */
+  constructor(
+    readonly source: KubeConfigSource,
+    readonly path: string | undefined,
+    readonly problem: string,
+    options?: ErrorOptions,
+  ) {
+    super(kubeConfigErrorMessage(source, path, problem), options);
   }
 }
 

@@ -31,13 +31,37 @@ export type {
   ResourceLock,
   VersionedLeaseRecord,
 } from './locks/resource-lock.js';
+export { parseLeaseRecord } from './locks/resource-lock.js';
 export {
   DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
   LeaseLock,
   type LeaseLockOptions,
 } from './locks/lease.lock.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
-export type { LeaseApiErrorDetails } from './messages.js';
+export type {
+  KubeConfigSource,
+  KubernetesApiErrorDetails,
+  LeaseApiErrorDetails,
+} from './messages.js';
+export {
+  classifyKubernetesApiError,
+  type KubernetesRequest,
+} from './locks/kubernetes-api-errors.js';
+export {
+  LOCK_KINDS,
+  selectLock,
+  type LockKind,
+  type LockKindEntry,
+  type LockSelectionOptions,
+  type SelectedLock,
+} from './locks/lock-selection.js';
+export {
+  findKubernetesConfig,
+  loadKubernetesConfig,
+  SERVICE_ACCOUNT_TOKEN_PATH,
+  type FoundKubernetesConfig,
+  type KubernetesEnvironment,
+} from './locks/kube-config.loader.js';
 export { validateLeaseName, validateNamespace } from './locks/kubernetes-names.js';
 export {
   resolveNamespace,

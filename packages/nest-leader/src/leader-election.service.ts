@@ -19,8 +19,8 @@ import { DEFAULT_SHUTDOWN_GRACE_MS, LeadershipEvent } from './leader.constants.j
 import { LEADER_MODULE_OPTIONS } from './leader.module-definition.js';
 import type { LeaderModuleOptions } from './leader-module-options.interface.js';
 import { LeadershipEventsDispatcher } from './leadership-events.dispatcher.js';
-import { selectLock } from './lock.factory.js';
 import { validateLeaseName, validateNamespace } from './locks/kubernetes-names.js';
+import { selectLock } from './locks/lock-selection.js';
 import { nestMessages } from './messages.js';
 import { toElectionLogger } from './nest-logger.adapter.js';
 
@@ -58,9 +58,8 @@ export class LeaderElectionService implements OnApplicationBootstrap, BeforeAppl
     this.shutdownGraceMs = validateShutdownGraceMs(options.shutdownGraceMs);
     this.clock = options.clock ?? new SystemClock();
     const identity = options.identity ?? resolveIdentity();
-    const { lock, kind, namespace } = selectLock(options, identity, (message) =>
-      this.logger.log(message),
-    );
+    const { lock, kind, namespace, notice } = selectLock({ ...options, identity });
+    if (notice) this.logger.log(notice);
     this.elector = new LeaderElector({
       lock,
       identity,

@@ -1,17 +1,20 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from './election/clock.js';
+import type { LockKind } from './locks/lock-selection.js';
 import type { ResourceLock } from './locks/resource-lock.js';
 
 /**
- * Where the Lease record lives:
- * - `'auto'`: a Kubernetes Lease if a cluster is configured (in-cluster ServiceAccount token,
- *   `KUBECONFIG`, `~/.kube/config`, or the `kubeConfig` option), otherwise a file in the OS
- *   temp directory named after the Lease (one host only; logged once).
+ * Where the Lease record lives (the table is `LOCK_KINDS` in `locks/lock-selection.ts`):
+ * - `'auto'`: a Kubernetes Lease whenever a Kubernetes configuration exists (the `kubeConfig`
+ *   option, `KUBECONFIG`, an in-cluster ServiceAccount token or `KUBERNETES_SERVICE_HOST`,
+ *   `~/.kube/config`); a configuration that exists but is unusable fails at bootstrap
+ *   (`KubeConfigError`). A file in the OS temp directory named after the Lease only when no
+ *   configuration exists at all (one host only; logged once).
  * - `'kubernetes'`: a `coordination.k8s.io/v1` Lease; fails at bootstrap if no cluster is configured.
  * - `'file'`: a `FileLock` in the OS temp directory: replicas on one host (local development).
  * - `'memory'`: a `MemoryLock` private to this application: always leader, for tests.
  */
-export type LeaderLockKind = 'auto' | 'kubernetes' | 'file' | 'memory';
+export type LeaderLockKind = LockKind;
 
 /** Options of `LeaderModule.forRoot()`/`forRootAsync()`. */
 export interface LeaderModuleOptions {
@@ -37,8 +40,12 @@ export interface LeaderModuleOptions {
   releaseOnShutdown?: boolean;
   /** Where the Lease lives: a {@link LeaderLockKind} or your own `ResourceLock`. Default `'auto'`. */
   lock?: LeaderLockKind | ResourceLock;
-  /** Kubernetes client configuration for the Lease. Default: `KubeConfig.loadFromDefault()`. */
-  kubeConfig?: KubeConfig;
+  /**
+   * Kubernetes client configuration for the Lease: a loaded `KubeConfig`, or the path of a
+   * kubeconfig file. Default: `KUBECONFIG`, else in-cluster, else `~/.kube/config` (see
+   * {@link LeaderLockKind}).
+   */
+  kubeConfig?: KubeConfig | string;
   /**
    * Milliseconds to wait, when a term ends (shutdown or lost leadership), for running
    * `@LeaderOnly()` invocations and `@OnLeadershipLost()` handlers before the Lease is released

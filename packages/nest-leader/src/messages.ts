@@ -4,7 +4,8 @@
  */
 
 import { inspect } from 'node:util';
-import type { LeaderTermEndReason, LeaseApiErrorKind } from './errors.js';
+import type { KubernetesApiErrorKind, LeaderTermEndReason } from './errors.js';
+import type { LockOperation } from './locks/resource-lock.js';
 
 // ---------------------------------------------------------------------------
 // Core (election/, locks/)
@@ -27,21 +28,26 @@ export function invalidOptionMessage(option: string, rule: string, value: unknow
 }
 
 /** Message of `LockConflictError`. */
-export function lockConflictMessage(lock: string, operation: 'create' | 'update'): string {
+export function lockConflictMessage(
+  lock: string,
+  operation: Exclude<LockOperation, 'get'>,
+): string {
   return operation === 'create'
     ? `${lock} already exists (another candidate created it first).`
     : `${lock} was changed by someone else since it was read (stale version).`;
 }
 
-/** What a {@link LeaseApiError} message is built from. */
-export interface LeaseApiErrorDetails {
+/** What a `KubernetesApiError` message is built from. */
+export interface KubernetesApiErrorDetails {
   /** Classification of the failure. */
-  kind: LeaseApiErrorKind;
+  kind: KubernetesApiErrorKind;
   /** The Kubernetes verb that failed. */
-  verb: 'get' | 'create' | 'update';
-  /** The Lease's name. */
+  verb: LockOperation;
+  /** The resource with its API group, as RBAC names it, e.g. `leases.coordination.k8s.io`. */
+  resource: string;
+  /** The object's name. */
   name: string;
-  /** The Lease's namespace. */
+  /** The object's namespace. */
   namespace: string;
   /** HTTP status, if the API server answered. */
   statusCode?: number;
@@ -49,39 +55,120 @@ export interface LeaseApiErrorDetails {
   identity?: string;
   /** `message` of the API server's Status (with `statusCode`), or the network error's message. */
   serverMessage?: string;
+  /** For `configuration`: what is wrong and what to fix (see `kubernetesConfigurationProblems`). */
+  problem?: string;
 }
 
-const leaseApiFixes: Record<LeaseApiErrorKind, (d: LeaseApiErrorDetails) => string> = {
-  forbidden: (d) =>
-    `RBAC denies it: grant the pod's ServiceAccount the verbs get, create and update on ` +
-    `${LEASE_RESOURCE} in namespace "${d.namespace}" (a Role + RoleBinding).`,
-  unauthorized: () =>
-    'The API server rejected the credentials: check the kubeconfig or the mounted ' +
-    'ServiceAccount token (automountServiceAccountToken).',
-  'not-found': (d) =>
-    d.verb === 'create'
-      ? `Namespace "${d.namespace}" probably does not exist: create it or set the namespace option.`
-      : 'The Lease was deleted meanwhile; it will be created again.',
-  conflict: () => 'The Lease changed meanwhile; the elector re-reads it.',
-  invalid: () =>
-    'The API server rejected the Lease as invalid; this is a bug in nest-leader or a ' +
-    'conflicting admission policy.',
-  transient: () => 'Retrying within the election deadlines.',
-  timeout: () =>
-    'No answer within the per-request timeout; retrying within the election deadlines.',
+/** What a `LeaseApiError` message is built from: the details minus the resource (Leases). */
+export type LeaseApiErrorDetails = Omit<KubernetesApiErrorDetails, 'resource'>;
+
+const kubernetesApiFixes: Record<KubernetesApiErrorKind, (d: KubernetesApiErrorDetails) => string> =
+  {
+    forbidden: (d) =>
+      `RBAC denies it: grant the pod's ServiceAccount the verbs get, create and update on ` +
+      `${d.resource} in namespace "${d.namespace}" (a Role + RoleBinding).`,
+    unauthorized: () =>
+      'The API server rejected the credentials: check the kubeconfig or the mounted ' +
+      'ServiceAccount token (automountServiceAccountToken).',
+    configuration: (d) => d.problem ?? kubernetesConfigurationProblems.requestNotPrepared,
+    'not-found': (d) =>
+      d.verb === 'create'
+        ? `Namespace "${d.namespace}" probably does not exist: create it or set the namespace option.`
+        : 'The object was deleted meanwhile.',
+    conflict: () => 'The object changed meanwhile; the elector re-reads it.',
+    invalid: () =>
+      'The API server rejected the object as invalid; this is a bug in nest-leader or a ' +
+      'conflicting admission policy.',
+    transient: () => 'Retrying within the election deadlines.',
+    timeout: () =>
+      'No answer within the per-request timeout; retrying within the election deadlines.',
+  };
+
+/**
+ * What to fix for each kind of `configuration` failure of a Kubernetes request: the kubeconfig
+ * cannot work as written, and retrying will not help.
+ */
+export const kubernetesConfigurationProblems = {
+  requestNotPrepared:
+    'The request could not be prepared from the kubeconfig (credentials or TLS settings ' +
+    'of its current user and cluster): fix the kubeconfig.',
+  execPlugin:
+    "The kubeconfig's exec credential plugin (users[].user.exec) failed: run its command " +
+    'by hand to see why, or fix the command, its arguments or its environment.',
+  missingFile: (path: string) =>
+    `The kubeconfig names a file that cannot be read: ${path}. Fix client-certificate, ` +
+    'client-key or certificate-authority in the kubeconfig, or create the file.',
+  httpNotAllowed:
+    "The cluster's server URL is http:// but the kubeconfig does not set " +
+    'insecure-skip-tls-verify: use the https:// URL of the API server.',
+  httpToHttps:
+    "The cluster's server URL is http:// but the API server speaks HTTPS on that port: " +
+    'use https:// in the kubeconfig.',
+  tlsVerification: (code: string) =>
+    `The API server's TLS certificate was not accepted (${code}): the kubeconfig's ` +
+    'certificate-authority(-data) is not the CA that signed it, or the server URL names ' +
+    'another host. Fix the CA or the server URL.',
 };
 
-/** Message of `LeaseApiError`: verb, resource, Lease, namespace, candidate, what to fix. */
-export function leaseApiErrorMessage(d: LeaseApiErrorDetails): string {
+/** Message of `KubernetesApiError`: verb, resource, object, namespace, candidate, what to fix. */
+export function kubernetesApiErrorMessage(d: KubernetesApiErrorDetails): string {
   const who = d.identity ? ` as candidate "${d.identity}"` : '';
   const status = d.statusCode === undefined ? d.kind : `${d.kind} (HTTP ${d.statusCode})`;
   const label = d.statusCode === undefined ? 'Cause' : 'Server said';
-  const server = d.serverMessage ? ` ${label}: ${d.serverMessage}.` : '';
+  const said = d.serverMessage?.trim().replace(/\.+$/, '');
+  const server = said ? ` ${label}: ${said}.` : '';
   return (
-    `Cannot ${d.verb} ${LEASE_RESOURCE} "${d.name}" in namespace "${d.namespace}"${who}: ` +
-    `${status}. ${leaseApiFixes[d.kind](d)}${server}`
+    `Cannot ${d.verb} ${d.resource} "${d.name}" in namespace "${d.namespace}"${who}: ` +
+    `${status}. ${kubernetesApiFixes[d.kind](d)}${server}`
   );
 }
+
+/** Where a Kubernetes configuration was found (see `findKubernetesConfig`). */
+export type KubeConfigSource = 'kubeConfig option' | 'KUBECONFIG' | '~/.kube/config' | 'in-cluster';
+
+/** Message of `KubeConfigError`. */
+export function kubeConfigErrorMessage(
+  source: KubeConfigSource,
+  path: string | undefined,
+  problem: string,
+): string {
+  const where =
+    source === 'KUBECONFIG'
+      ? `The kubeconfig named by KUBECONFIG${path ? ` (${path})` : ''}`
+      : source === '~/.kube/config'
+        ? `The kubeconfig ${path ?? '~/.kube/config'}`
+        : source === 'in-cluster'
+          ? 'The in-cluster configuration'
+          : `The kubeconfig of the kubeConfig option${path ? ` (${path})` : ''}`;
+  return (
+    `${where} ${problem} A Kubernetes configuration is present, so nest-leader will not fall ` +
+    'back to a single-host file lock; fix it, or choose the lock explicitly (lock option).'
+  );
+}
+
+/** Problems `loadKubeConfig` reports, completing "The kubeconfig … ". */
+export const kubeConfigProblems = {
+  missing: 'does not exist.',
+  empty: 'is empty.',
+  notMergeable: (error: unknown) => `cannot be merged: ${errorText(error)}.`,
+  unreadable: (error: unknown) => `cannot be read: ${errorText(error)}.`,
+  notYaml: (error: unknown) => `is not a valid kubeconfig (YAML): ${errorText(error)}.`,
+  noCurrentContext:
+    'has no current-context: run `kubectl config use-context <name>`, or set current-context.',
+  unknownContext: (context: string) => `has current-context "${context}", which is not defined.`,
+  unknownCluster: (context: string, cluster: string) =>
+    `has context "${context}" naming cluster "${cluster}", which is not defined.`,
+  noServer: (cluster: string) => `has cluster "${cluster}" without a server URL.`,
+  allMissing: (paths: readonly string[]) =>
+    `names only files that do not exist: ${paths.join(', ')}.`,
+  noToken: (path: string) =>
+    `has KUBERNETES_SERVICE_HOST set (this process runs in a pod) but no ServiceAccount token at ` +
+    `${path}: set automountServiceAccountToken: true on the pod or its ServiceAccount, or pass ` +
+    'kubeConfig.',
+  noHost: (path: string) =>
+    `has a ServiceAccount token at ${path} but KUBERNETES_SERVICE_HOST or ` +
+    'KUBERNETES_SERVICE_PORT is not set (Kubernetes sets both in every pod): pass kubeConfig.',
+};
 
 /** Message of `LeaderTermEndedError`. */
 export function leaderTermEndedMessage(
@@ -151,6 +238,14 @@ export const healthMessages = {
 
 /** Messages of the locks. */
 export const lockMessages = {
+  clientNodeMissing: (error: unknown) =>
+    'Kubernetes Leases need the peer dependency @kubernetes/client-node (^2), which could not ' +
+    `be loaded: ${errorText(error)}. Install it, or choose lock 'file' or 'memory'.`,
+  kubeConfigRule:
+    'must be a KubeConfig from @kubernetes/client-node (new KubeConfig() + loadFromFile(), ' +
+    'loadFromCluster(), …) or the path of a kubeconfig file',
+  kubeConfigFileRule: (problem: string) =>
+    `must be a KubeConfig or the path of a usable kubeconfig file; that file ${problem.replace(/\.$/, '')}`,
   noCluster: () =>
     'kubeConfig has no current cluster: load one (KubeConfig.loadFromDefault/loadFromCluster) ' +
     'or use FileLock for a single host.',
@@ -158,6 +253,28 @@ export const lockMessages = {
   fileLockHeldTooLong: (path: string, limitMs: number) =>
     `FileLock ${path}: the file mutex was held for more than ${limitMs} ms (a stalled event ` +
     'loop?); another process may have broken it as stale, so nothing was written.',
+};
+
+/** Texts of lock selection (`LOCK_KINDS` in `locks/lock-selection.ts`). */
+export const lockSelectionMessages = {
+  autoSummary:
+    'a Kubernetes Lease when any Kubernetes configuration exists (kubeConfig option, ' +
+    'KUBECONFIG, in-cluster ServiceAccount token or KUBERNETES_SERVICE_HOST, ~/.kube/config), ' +
+    'a file lock only when none does',
+  kubernetesSummary: 'a coordination.k8s.io/v1 Lease; fails at startup without a configuration',
+  fileSummary: 'a file in the OS temp directory, shared by replicas on this host only',
+  memorySummary: 'a lock in this process only: always leader (tests)',
+  fileLockChosen: (lock: string) =>
+    'No Kubernetes cluster configured (KUBECONFIG unset, no in-cluster ServiceAccount token ' +
+    `or KUBERNETES_SERVICE_HOST, no ~/.kube/config): electing on ${lock}, which only ` +
+    "replicas on this host share. Set lock: 'file' to say so explicitly.",
+  noClusterRule:
+    "'kubernetes' needs a cluster: none found (KUBECONFIG unset, no in-cluster ServiceAccount " +
+    "token or KUBERNETES_SERVICE_HOST, no ~/.kube/config); pass kubeConfig, or use lock 'file' " +
+    'outside Kubernetes',
+  lockRule: (kinds: readonly string[]) =>
+    `must be ${kinds.map((k) => `'${k}'`).join(', ')} or a ResourceLock (an object with ` +
+    'description, get, create and update)',
 };
 
 /** One-line text of any thrown value. */
@@ -189,13 +306,6 @@ export const nestMessages = {
     `${d.namespace ? `, namespace "${d.namespace}"` : ''}, leaseDuration ${d.leaseDurationSeconds}s, ` +
     `renewDeadline ${d.renewDeadlineSeconds}s, retryPeriod ${d.retryPeriodSeconds}s, ` +
     `shutdownGrace ${d.shutdownGraceMs}ms.`,
-  fileLockFallback: (lock: string) =>
-    `No Kubernetes cluster configured (no in-cluster ServiceAccount token, KUBECONFIG or ` +
-    `~/.kube/config): electing on ${lock}, which only replicas on this host share.`,
-  noClusterRule:
-    "'kubernetes' needs a cluster: none found (no in-cluster ServiceAccount token, KUBECONFIG " +
-    "or ~/.kube/config); pass kubeConfig, or use lock 'auto' or 'file' outside Kubernetes",
-  lockRule: "must be 'auto', 'kubernetes', 'file', 'memory' or a ResourceLock",
   shutdownGraceRule: 'must be a finite number of milliseconds, zero or more',
   notLeader: (leader: string | undefined) =>
     leader

@@ -1,22 +1,19 @@
-import {
-  ApiException,
+import type {
+  ConfigurationOptions,
   CoordinationV1Api,
-  type ConfigurationOptions,
-  type KubeConfig,
-  Observable,
-  type V1Lease,
+  KubeConfig,
+  V1Lease,
 } from '@kubernetes/client-node';
-import {
-  InvalidLeaderElectionOptionError,
-  LeaseApiError,
-  type LeaseApiErrorKind,
-  LockConflictError,
-} from '../errors.js';
-import { lockMessages } from '../messages.js';
+import { InvalidLeaderElectionOptionError } from '../errors.js';
+import { LEASE_RESOURCE, lockMessages } from '../messages.js';
+import { loadClientNode } from './client-node.loader.js';
+import { validateKubeConfig } from './kube-config.loader.js';
+import { classifyKubernetesApiError } from './kubernetes-api-errors.js';
 import { validateLeaseName, validateNamespace } from './kubernetes-names.js';
 import { toMicroTime } from './micro-time.js';
 import {
   type LeaseRecord,
+  type LockOperation,
   parseLeaseRecord,
   type ResourceLock,
   type VersionedLeaseRecord,
@@ -27,8 +24,11 @@ export const DEFAULT_LEASE_REQUEST_TIMEOUT_MS = 10_000;
 
 /** Options of {@link LeaseLock}. */
 export interface LeaseLockOptions {
-  /** A loaded kubeconfig (`loadFromDefault()`, `loadFromCluster()`, …) with a current cluster. */
-  kubeConfig: KubeConfig;
+  /**
+   * A loaded `KubeConfig` (`loadFromFile()`, `loadFromCluster()`, …) with a current cluster,
+   * or the path of a kubeconfig file to load.
+   */
+  kubeConfig: KubeConfig | string;
   /** Lease name: a DNS-1123 subdomain. */
   name: string;
   /** Lease namespace: a DNS-1123 label; see `resolveNamespace()`. */
@@ -38,8 +38,6 @@ export interface LeaseLockOptions {
   /** The candidate's identity, only to name it in error messages. */
   identity?: string;
 }
-
-type Verb = 'get' | 'create' | 'update';
 
 /**
  * A `coordination.k8s.io/v1` Lease as the election record, as client-go's `LeaseLock`.
@@ -51,8 +49,11 @@ type Verb = 'get' | 'create' | 'update';
  * without `spec` reads as a free record with zero duration.
  *
  * Errors: `get` of a missing Lease resolves `undefined`; other failures reject with
- * {@link LeaseApiError} (`kind` says whether it is RBAC, credentials, invalid, transient or
- * a timeout) or `LockConflictError`.
+ * `LeaseApiError` (`kind` says whether it is RBAC, credentials, kubeconfig configuration,
+ * invalid, transient or a timeout; see `classifyKubernetesApiError`) or `LockConflictError`.
+ *
+ * `@kubernetes/client-node` is loaded when the first `LeaseLock` is constructed, not when
+ * nest-leader is imported.
  */
 export class LeaseLock implements ResourceLock {
   /** `Lease <namespace>/<name>`. */
@@ -64,12 +65,14 @@ export class LeaseLock implements ResourceLock {
   private readonly api: CoordinationV1Api;
   private readonly requestTimeoutMs: number;
   private readonly identity: string | undefined;
+  private readonly execPlugin: boolean;
   /** The object last read or written, PUT back on update to keep its metadata. */
   private lease: V1Lease | undefined;
 
   /**
-   * @throws InvalidLeaderElectionOptionError if the name or namespace is invalid, or the
-   *   kubeconfig has no current cluster.
+   * @throws InvalidLeaderElectionOptionError if the name or namespace is invalid, or
+   *   `kubeConfig` is neither a `KubeConfig` nor the path of a usable kubeconfig, or has no
+   *   current cluster.
    */
   constructor(opts: LeaseLockOptions) {
     this.name = validateLeaseName(opts.name, 'name');
@@ -84,10 +87,12 @@ export class LeaseLock implements ResourceLock {
       );
     }
     this.identity = opts.identity;
-    if (!opts.kubeConfig?.getCurrentCluster()) {
+    const kubeConfig = validateKubeConfig(opts.kubeConfig, 'kubeConfig');
+    if (!kubeConfig.getCurrentCluster()) {
       throw new InvalidLeaderElectionOptionError('kubeConfig', lockMessages.noCluster(), undefined);
     }
-    this.api = opts.kubeConfig.makeApiClient(CoordinationV1Api);
+    this.execPlugin = Boolean(kubeConfig.getCurrentUser()?.exec);
+    this.api = kubeConfig.makeApiClient(loadClientNode().CoordinationV1Api);
   }
 
   /**
@@ -95,15 +100,16 @@ export class LeaseLock implements ResourceLock {
    * @throws LeaseApiError for any other failure.
    */
   async get(signal?: AbortSignal): Promise<VersionedLeaseRecord | undefined> {
+    const request = this.request(signal);
     try {
       const lease = await this.api.readNamespacedLease(
         { name: this.name, namespace: this.namespace },
-        this.requestOptions(signal),
+        request.options,
       );
       return this.remember(lease);
     } catch (error) {
-      if (error instanceof ApiException && error.code === 404) return undefined;
-      throw this.classify('get', error, signal);
+      if (error instanceof loadClientNode().ApiException && error.code === 404) return undefined;
+      throw this.classify('get', error, signal, request.sent());
     }
   }
 
@@ -118,14 +124,15 @@ export class LeaseLock implements ResourceLock {
       metadata: { name: this.name, namespace: this.namespace },
       spec: toLeaseSpec(record),
     };
+    const request = this.request(signal);
     try {
       const lease = await this.api.createNamespacedLease(
         { namespace: this.namespace, body },
-        this.requestOptions(signal),
+        request.options,
       );
       return this.remember(lease).version;
     } catch (error) {
-      throw this.classify('create', error, signal);
+      throw this.classify('create', error, signal, request.sent());
     }
   }
 
@@ -144,14 +151,15 @@ export class LeaseLock implements ResourceLock {
       },
       spec: toLeaseSpec(record),
     };
+    const request = this.request(signal);
     try {
       const lease = await this.api.replaceNamespacedLease(
         { name: this.name, namespace: this.namespace, body },
-        this.requestOptions(signal),
+        request.options,
       );
       return this.remember(lease).version;
     } catch (error) {
-      throw this.classify('update', error, signal);
+      throw this.classify('update', error, signal, request.sent());
     }
   }
 
@@ -160,14 +168,24 @@ export class LeaseLock implements ResourceLock {
     return { record: fromLeaseSpec(lease), version: lease.metadata?.resourceVersion ?? '' };
   }
 
-  /** Passes the caller's signal, bounded by `requestTimeoutMs`, to the HTTP request. */
-  private requestOptions(signal: AbortSignal | undefined): ConfigurationOptions {
+  /**
+   * Options passing the caller's signal, bounded by `requestTimeoutMs`, to the HTTP request;
+   * `sent()` tells whether the request got past applying the kubeconfig's credentials and TLS
+   * settings (client-node applies them before the middleware runs).
+   */
+  private request(signal: AbortSignal | undefined): {
+    options: ConfigurationOptions;
+    sent: () => boolean;
+  } {
     const timeout = AbortSignal.timeout(this.requestTimeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    return {
+    const { Observable } = loadClientNode();
+    let sent = false;
+    const options: ConfigurationOptions = {
       middleware: [
         {
           pre: (context) => {
+            sent = true;
             context.setSignal(combined);
             return new Observable(Promise.resolve(context));
           },
@@ -176,71 +194,30 @@ export class LeaseLock implements ResourceLock {
       ],
       middlewareMergeStrategy: 'append',
     };
+    return { options, sent: () => sent };
   }
 
-  private classify(verb: Verb, error: unknown, signal: AbortSignal | undefined): Error {
-    if (error instanceof ApiException) {
-      const code = error.code;
-      if (code === 409 && verb !== 'get') {
-        return new LockConflictError(this.description, verb, { cause: error });
-      }
-      return this.apiError(verb, statusKind(code), code, statusMessage(error.body), error);
-    }
-    const timedOut =
-      signal?.aborted ||
-      (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'));
-    const message = networkMessage(error);
-    return this.apiError(verb, timedOut ? 'timeout' : 'transient', undefined, message, error);
-  }
-
-  private apiError(
-    verb: Verb,
-    kind: LeaseApiErrorKind,
-    statusCode: number | undefined,
-    serverMessage: string | undefined,
-    cause: unknown,
-  ): LeaseApiError {
-    return new LeaseApiError(
+  private classify(
+    verb: LockOperation,
+    error: unknown,
+    signal: AbortSignal | undefined,
+    sent: boolean,
+  ): Error {
+    return classifyKubernetesApiError(
       {
-        kind,
         verb,
+        resource: LEASE_RESOURCE,
         name: this.name,
         namespace: this.namespace,
-        statusCode,
         identity: this.identity,
-        serverMessage,
+        lock: this.description,
+        sent,
+        execPlugin: this.execPlugin,
       },
-      { cause },
+      error,
+      signal,
     );
   }
-}
-
-/** Classifies an HTTP status as the API server answered it. */
-function statusKind(code: number): LeaseApiErrorKind {
-  if (code === 401) return 'unauthorized';
-  if (code === 403) return 'forbidden';
-  if (code === 404) return 'not-found';
-  if (code === 409) return 'conflict';
-  if (code === 408 || code === 429 || code >= 500) return 'transient';
-  return 'invalid';
-}
-
-/** `message` of a Status body (raw JSON text in client-node 2.x, or an object). */
-function statusMessage(body: unknown): string | undefined {
-  try {
-    const status = (typeof body === 'string' ? JSON.parse(body) : body) as { message?: unknown };
-    return typeof status?.message === 'string' ? status.message : undefined;
-  } catch {
-    return typeof body === 'string' && body ? body.slice(0, 300) : undefined;
-  }
-}
-
-/** Message of a network error, with the system code (ECONNREFUSED, …) when fetch hides it. */
-function networkMessage(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  const detail = [cause?.code, cause?.message].find((d) => typeof d === 'string' && d !== '');
-  return detail ? `${error.message} (${String(detail)})` : error.message;
 }
 
 function toLeaseSpec(record: LeaseRecord): V1Lease['spec'] {

@@ -11,7 +11,7 @@ export type { LockOperation } from './resource-lock.js';
 
 /** One successful write to a {@link MemoryLock}, in order. */
 export interface MemoryLockWrite {
-  operation: 'create' | 'update' | 'set';
+  operation: Exclude<LockOperation, 'get'> | 'set';
   record: LeaseRecord;
   version: string;
 }

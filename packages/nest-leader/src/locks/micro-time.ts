@@ -3,12 +3,13 @@
  * (`2026-01-30T10:00:00.123456Z`); a plain `Date` serializes three and is rejected with a 400.
  */
 
-import { V1MicroTime } from '@kubernetes/client-node';
+import type { V1MicroTime } from '@kubernetes/client-node';
+import { loadClientNode } from './client-node.loader.js';
 
 /**
  * A `Date` as client-node's `V1MicroTime`, whose JSON form has six fractional digits
  * (milliseconds padded with `000`).
  */
 export function toMicroTime(date: Date): V1MicroTime {
-  return new V1MicroTime(date.getTime());
+  return new (loadClientNode().V1MicroTime)(date.getTime());
 }

@@ -1,6 +1,6 @@
 /**
  * A candidate process for the FileLock multi-process test:
- * `node file-candidate.fixture.js <lease-file> <identity>`.
+ * `node test/dist/support/file-candidate.js <lease-file> <identity>`.
  * Prints one JSON line per leadership change: {"event":"started"|"stopped","identity","leaseTransitions"}.
  */
 import { FileLock, LeaderElector, type LeaderTerm } from 'nest-leader';

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 
-const fixture = fileURLToPath(new URL('./file-candidate.fixture.js', import.meta.url));
+const fixture = fileURLToPath(new URL('../support/file-candidate.js', import.meta.url));
 
 interface Candidate {
   identity: string;

@@ -1,0 +1,173 @@
+/**
+ * Which lock an election campaigns on: one table from the `lock` option's value to the factory
+ * that builds it and the text that explains it. Framework-free; the Nest layer calls
+ * {@link selectLock} once per election.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { InvalidLeaderElectionOptionError } from '../errors.js';
+import { lockSelectionMessages } from '../messages.js';
+import { FileLock } from './file.lock.js';
+import {
+  findKubernetesConfig,
+  type KubernetesEnvironment,
+  loadKubernetesConfig,
+  validateKubeConfig,
+} from './kube-config.loader.js';
+import { validateNamespace } from './kubernetes-names.js';
+import { LeaseLock } from './lease.lock.js';
+import { MemoryLock } from './memory.lock.js';
+import { resolveNamespace } from './namespace.js';
+import type { ResourceLock } from './resource-lock.js';
+
+/** The built-in values of the `lock` option; see {@link LOCK_KINDS} for what each means. */
+export type LockKind = 'auto' | 'kubernetes' | 'file' | 'memory';
+
+/** What {@link selectLock} needs, named as the user's options name them. */
+export interface LockSelectionOptions {
+  /** A {@link LockKind}, your own `ResourceLock`, or `undefined` for `'auto'`. Checked here. */
+  lock?: LockKind | ResourceLock;
+  /** Name of the Lease (or lock file); validated by the lock. */
+  leaseName: string;
+  /** Namespace of a Kubernetes Lease; default as `resolveNamespace()`. */
+  namespace?: string;
+  /** The candidate's identity, only to name it in Lease API errors. */
+  identity?: string;
+  /** A loaded `KubeConfig`, or the path of a kubeconfig file. Default: found as {@link LOCK_KINDS} says. */
+  kubeConfig?: KubeConfig | string;
+  /** Where to look for a Kubernetes configuration; default: this machine (for tests). */
+  environment?: KubernetesEnvironment;
+}
+
+/** The lock chosen, and what to say about it. */
+export interface SelectedLock {
+  lock: ResourceLock;
+  /** What was built; `'custom'` for a `ResourceLock` passed in the options. */
+  kind: Exclude<LockKind, 'auto'> | 'custom';
+  /** The Lease's namespace, for Kubernetes Leases. */
+  namespace?: string;
+  /** Where the Kubernetes configuration came from (`KUBECONFIG`, `in-cluster`, …), for Leases. */
+  source?: string;
+  /** A line to log once at startup when `'auto'` chose a single-host file lock. */
+  notice?: string;
+}
+
+/** One row of {@link LOCK_KINDS}. */
+export interface LockKindEntry {
+  /** What the kind means, one sentence (used in docs and messages). */
+  summary: string;
+  /** Builds the lock. */
+  select(options: LockSelectionOptions): SelectedLock;
+}
+
+/**
+ * The lock kinds:
+ * - `'auto'`: a Kubernetes Lease whenever any Kubernetes configuration exists — the
+ *   `kubeConfig` option, `KUBECONFIG`, in-cluster credentials (a ServiceAccount token or
+ *   `KUBERNETES_SERVICE_HOST`), or `~/.kube/config` — and a `FileLock` only when none does.
+ *   A configuration that exists but cannot be used is an error, never a fallback.
+ * - `'kubernetes'`: a Lease; a missing configuration is an error too.
+ * - `'file'`: a `FileLock` in the OS temp directory (replicas on one host).
+ * - `'memory'`: a `MemoryLock` private to this process (always leader; tests).
+ */
+export const LOCK_KINDS: Readonly<Record<LockKind, LockKindEntry>> = {
+  auto: {
+    summary: lockSelectionMessages.autoSummary,
+    select: (options) => {
+      const kubeConfig = kubeConfigOf(options, false);
+      if (kubeConfig) return leaseLock(options, kubeConfig.config, kubeConfig.source);
+      const lock = new FileLock({ name: options.leaseName });
+      return { lock, kind: 'file', notice: lockSelectionMessages.fileLockChosen(lock.description) };
+    },
+  },
+  kubernetes: {
+    summary: lockSelectionMessages.kubernetesSummary,
+    select: (options) => {
+      const kubeConfig = kubeConfigOf(options, true)!;
+      return leaseLock(options, kubeConfig.config, kubeConfig.source);
+    },
+  },
+  file: {
+    summary: lockSelectionMessages.fileSummary,
+    select: (options) => ({ lock: new FileLock({ name: options.leaseName }), kind: 'file' }),
+  },
+  memory: {
+    summary: lockSelectionMessages.memorySummary,
+    select: (options) => ({ lock: new MemoryLock({ name: options.leaseName }), kind: 'memory' }),
+  },
+};
+
+/**
+ * Builds the lock `options.lock` asks for (see {@link LOCK_KINDS}). Synchronous; loads
+ * `@kubernetes/client-node` only when the result is a Kubernetes Lease.
+ * @throws InvalidLeaderElectionOptionError naming `lock`, `kubeConfig`, `leaseName` or
+ *   `namespace` when one is invalid (`'kubernetes'` without any configuration names `lock`).
+ * @throws KubeConfigError when a Kubernetes configuration exists but cannot be used (`KUBECONFIG`
+ *   names a missing file, a kubeconfig has no current context or is not YAML, a pod without
+ *   a ServiceAccount token).
+ */
+export function selectLock(options: LockSelectionOptions): SelectedLock {
+  const lock: unknown = options.lock ?? 'auto';
+  if (typeof lock === 'string' && Object.hasOwn(LOCK_KINDS, lock)) {
+    return LOCK_KINDS[lock as LockKind].select(options);
+  }
+  if (isResourceLock(lock)) return { lock, kind: 'custom' };
+  throw new InvalidLeaderElectionOptionError(
+    'lock',
+    lockSelectionMessages.lockRule(Object.keys(LOCK_KINDS)),
+    lock,
+  );
+}
+
+function isResourceLock(value: unknown): value is ResourceLock {
+  const lock = value as Partial<ResourceLock> | null;
+  return (
+    typeof lock === 'object' &&
+    lock !== null &&
+    typeof lock.description === 'string' &&
+    typeof lock.get === 'function' &&
+    typeof lock.create === 'function' &&
+    typeof lock.update === 'function'
+  );
+}
+
+/**
+ * The kubeconfig to use: the option, else whatever configuration exists (loaded, or a
+ * `KubeConfigError`); `undefined` when none exists and `required` is false.
+ */
+function kubeConfigOf(
+  options: LockSelectionOptions,
+  required: boolean,
+): { config: KubeConfig; source: string } | undefined {
+  if (options.kubeConfig !== undefined) {
+    return {
+      config: validateKubeConfig(options.kubeConfig, 'kubeConfig'),
+      source: 'kubeConfig option',
+    };
+  }
+  const found = findKubernetesConfig(options.environment);
+  if (found) return { config: loadKubernetesConfig(found), source: found.source };
+  if (!required) return undefined;
+  throw new InvalidLeaderElectionOptionError(
+    'lock',
+    lockSelectionMessages.noClusterRule,
+    'kubernetes',
+  );
+}
+
+function leaseLock(
+  options: LockSelectionOptions,
+  kubeConfig: KubeConfig,
+  source: string,
+): SelectedLock {
+  const namespace = validateNamespace(
+    resolveNamespace({ namespace: options.namespace, kubeConfig }),
+    'namespace',
+  );
+  const lock = new LeaseLock({
+    kubeConfig,
+    name: options.leaseName,
+    namespace,
+    identity: options.identity,
+  });
+  return { lock, kind: 'kubernetes', namespace, source };
+}
