@@ -7,9 +7,10 @@ import { parseArgs } from 'node:util';
 import { apiLoadBench } from './api-load.bench.js';
 import { failoverBench } from './failover.bench.js';
 import { gateBench } from './gate.bench.js';
+import { importCostBench } from './import-cost.bench.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 
-const BENCHMARKS: readonly Benchmark[] = [failoverBench, apiLoadBench, gateBench];
+const BENCHMARKS: readonly Benchmark[] = [failoverBench, apiLoadBench, gateBench, importCostBench];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,7 +30,7 @@ if (values.help) {
       '',
       ...BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
       '',
-      '  --rounds N    failover: handovers per scenario (default 10)',
+      '  --rounds N    failover: handovers per scenario; import-cost: processes per scenario (default 10)',
       '  --seconds N   api-load: steady-state window in seconds (default 60)',
       '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',
       '  --repeats N   gate: runs of the whole task set (default 3)',
