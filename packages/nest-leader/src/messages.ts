@@ -268,6 +268,8 @@ export const lockSelectionMessages = {
     'No Kubernetes cluster configured (KUBECONFIG unset, no in-cluster ServiceAccount token ' +
     `or KUBERNETES_SERVICE_HOST, no ~/.kube/config): electing on ${lock}, which only ` +
     "replicas on this host share. Set lock: 'file' to say so explicitly.",
+  kubeConfigIgnored: (kind: string) =>
+    `The kubeConfig option is ignored: lock '${kind}' does not use Kubernetes.`,
   noClusterRule:
     "'kubernetes' needs a cluster: none found (KUBECONFIG unset, no in-cluster ServiceAccount " +
     "token or KUBERNETES_SERVICE_HOST, no ~/.kube/config); pass kubeConfig, or use lock 'file' " +

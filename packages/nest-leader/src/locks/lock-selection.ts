@@ -47,7 +47,10 @@ export interface SelectedLock {
   namespace?: string;
   /** Where the Kubernetes configuration came from (`KUBECONFIG`, `in-cluster`, …), for Leases. */
   source?: string;
-  /** A line to log once at startup when `'auto'` chose a single-host file lock. */
+  /**
+   * A line to log once at startup: `'auto'` chose a single-host file lock, or `kubeConfig` was
+   * given with a lock that ignores it.
+   */
   notice?: string;
 }
 
@@ -88,11 +91,19 @@ export const LOCK_KINDS: Readonly<Record<LockKind, LockKindEntry>> = {
   },
   file: {
     summary: lockSelectionMessages.fileSummary,
-    select: (options) => ({ lock: new FileLock({ name: options.leaseName }), kind: 'file' }),
+    select: (options) => ({
+      lock: new FileLock({ name: options.leaseName }),
+      kind: 'file',
+      notice: ignoredKubeConfig(options, 'file'),
+    }),
   },
   memory: {
     summary: lockSelectionMessages.memorySummary,
-    select: (options) => ({ lock: new MemoryLock({ name: options.leaseName }), kind: 'memory' }),
+    select: (options) => ({
+      lock: new MemoryLock({ name: options.leaseName }),
+      kind: 'memory',
+      notice: ignoredKubeConfig(options, 'memory'),
+    }),
   },
 };
 
@@ -116,6 +127,13 @@ export function selectLock(options: LockSelectionOptions): SelectedLock {
     lockSelectionMessages.lockRule(Object.keys(LOCK_KINDS)),
     lock,
   );
+}
+
+/** A warning when `kubeConfig` was given with a lock that does not use it. */
+function ignoredKubeConfig(options: LockSelectionOptions, kind: LockKind): string | undefined {
+  return options.kubeConfig === undefined
+    ? undefined
+    : lockSelectionMessages.kubeConfigIgnored(kind);
 }
 
 function isResourceLock(value: unknown): value is ResourceLock {

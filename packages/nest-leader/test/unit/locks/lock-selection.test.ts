@@ -249,6 +249,14 @@ describe('the lock option', () => {
     assert.ok(select({ lock: 'memory' }).lock instanceof MemoryLock);
   });
 
+  test("kubeConfig given with lock 'file' or 'memory' is reported as ignored", () => {
+    assert.equal(select({ lock: 'file' }).notice, undefined);
+    assert.match(
+      select({ lock: 'memory', kubeConfig: '/etc/kube/config' }).notice!,
+      /kubeConfig option is ignored: lock 'memory'/,
+    );
+  });
+
   test('a ResourceLock object is used as is', () => {
     const lock = new MemoryLock({ name: 'mine' });
 
