@@ -40,4 +40,24 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'off',
     },
   },
+  {
+    // @kubernetes/client-node costs over a second to load: the library imports its types
+    // only, and loads it through locks/client-node.loader.ts when a Lease is built.
+    files: ['packages/nest-leader/src/**/*.ts'],
+    ignores: ['packages/nest-leader/src/locks/client-node.loader.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              allowTypeImports: true,
+              message: 'Use `import type` and loadClientNode() (locks/client-node.loader.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );
