@@ -146,7 +146,7 @@ export function kubeConfigErrorMessage(
   );
 }
 
-/** Problems `loadKubeConfig` reports, completing "The kubeconfig … ". */
+/** Problems `loadKubernetesConfig` reports, completing "The kubeconfig … ". */
 export const kubeConfigProblems = {
   missing: 'does not exist.',
   empty: 'is empty.',
@@ -247,8 +247,8 @@ export const lockMessages = {
   kubeConfigFileRule: (problem: string) =>
     `must be a KubeConfig or the path of a usable kubeconfig file; that file ${problem.replace(/\.$/, '')}`,
   noCluster: () =>
-    'kubeConfig has no current cluster: load one (KubeConfig.loadFromDefault/loadFromCluster) ' +
-    'or use FileLock for a single host.',
+    'kubeConfig has no current cluster: load one (KubeConfig.loadFromFile/loadFromCluster), ' +
+    'pass the path of a kubeconfig file, or use FileLock for a single host.',
   fileLockBusy: (path: string) => `FileLock ${path}: timed out waiting for the file mutex.`,
   fileLockHeldTooLong: (path: string, limitMs: number) =>
     `FileLock ${path}: the file mutex was held for more than ${limitMs} ms (a stalled event ` +
