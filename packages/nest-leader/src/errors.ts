@@ -37,16 +37,24 @@ export class InvalidLeaderElectionOptionError extends LeaderElectionError {
   override name = 'InvalidLeaderElectionOptionError';
 
   /**
+   * The offending value as given. Not enumerable, so `util.inspect`/`console.log` of the error
+   * do not print it (it may be a secret passed to the wrong option); the message shows only
+   * short strings and numbers, and the shape of anything else.
+   */
+  declare readonly value: unknown;
+
+  /**
    * @param option - the option's name as the user spelled it, e.g. `renewDeadlineSeconds`
    * @param rule - the rule it breaks, e.g. `must be less than leaseDurationSeconds (15)`
-   * @param value - the offending value (shown in the message)
+   * @param value - the offending value (described, redacted, in the message)
    */
   constructor(
     readonly option: string,
     readonly rule: string,
-    readonly value?: unknown,
+    value?: unknown,
   ) {
     super(invalidOptionMessage(option, rule, value));
+    Object.defineProperty(this, 'value', { value, enumerable: false });
   }
 }
 
@@ -176,7 +184,7 @@ export class KubeConfigError extends LeaderElectionError {
 
 /** Why a leader term ended; the reason of an aborted {@link LeaderTerm.signal}. */
 export type LeaderTermEndReason =
-  'stopped' | 'renew-deadline-exceeded' | 'lease-taken-over' | 'election-failed';
+  'stopped' | 'renew-deadline-exceeded' | 'lease-taken-over' | 'lease-deleted' | 'election-failed';
 
 /**
  * The abort reason of a term's `signal`: the term ended, and work started under it should

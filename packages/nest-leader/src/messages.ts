@@ -18,13 +18,56 @@ function show(value: unknown): string {
   return inspect(value, { depth: 1, breakLength: Infinity });
 }
 
+/** Longest string shown as is in an option error; longer ones may be secrets (tokens). */
+const MAX_SHOWN_STRING_LENGTH = 32;
+
+/**
+ * An option's value for an error message, without leaking what it may hold: numbers,
+ * booleans, `null`/`undefined` as they are; short printable strings quoted; long strings,
+ * objects, arrays and functions only by their shape (a token passed to the wrong option
+ * must not end up in a log).
+ */
+export function describeOptionValue(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'undefined':
+      return String(value);
+    case 'string':
+      return value.length <= MAX_SHOWN_STRING_LENGTH && !/[\p{Cc}\p{Cf}]/u.test(value)
+        ? JSON.stringify(value)
+        : `a string of ${value.length} characters`;
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    default: {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return `an array of ${value.length} items`;
+      const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+      return typeof name === 'string' && name !== '' && name !== 'Object'
+        ? `a ${name}`
+        : 'an object';
+    }
+  }
+}
+
+/**
+ * A name from a record or a peer (holderIdentity) for a log line: JSON-quoted, so control
+ * characters in a foreign record cannot forge log lines.
+ */
+export function quoted(name: string): string {
+  return JSON.stringify(name);
+}
+
 function seconds(ms: number): string {
   return `${Math.round(ms) / 1000}s`;
 }
 
 /** Message of `InvalidLeaderElectionOptionError`. */
 export function invalidOptionMessage(option: string, rule: string, value: unknown): string {
-  return `Invalid leader election option "${option}": ${rule} (got ${show(value)}).`;
+  return `Invalid leader election option ${quoted(option)}: ${rule} (got ${describeOptionValue(value)}).`;
 }
 
 /** Message of `LockConflictError`. */
@@ -179,6 +222,7 @@ export function leaderTermEndedMessage(
     stopped: 'the elector was stopped',
     'renew-deadline-exceeded': 'the Lease was not renewed within renewDeadline',
     'lease-taken-over': 'another candidate holds the Lease',
+    'lease-deleted': 'the Lease was deleted',
     'election-failed': 'the election loop failed',
   };
   return `Leader term ${leaseTransitions} ended: ${why[reason]}.`;
@@ -192,10 +236,27 @@ export const electionMessages = {
     `Candidate "${identity}" acquired ${lock} and started leading (term ${leaseTransitions}).`,
   stoppedLeading: (identity: string, lock: string, reason: LeaderTermEndReason) =>
     `Candidate "${identity}" stopped leading ${lock}: ${reason}.`,
-  newLeader: (identity: string, lock: string) => `New leader of ${lock}: "${identity}".`,
+  newLeader: (identity: string, lock: string) => `New leader of ${lock}: ${quoted(identity)}.`,
   renewDeadlineExceeded: (lock: string, renewDeadlineMs: number) =>
     `${lock} was not renewed within renewDeadline (${seconds(renewDeadlineMs)}); stepping down.`,
-  takenOver: (lock: string, holder: string) => `${lock} is now held by "${holder}"; stepping down.`,
+  takenOver: (lock: string, holder: string) =>
+    `${lock} is now held by ${quoted(holder)}; stepping down.`,
+  leaseDeleted: (lock: string) =>
+    `${lock} was deleted while this candidate led it; stepping down at once.`,
+  leaseMissing: (lock: string, holder: string, waitMs: number) =>
+    `${lock} does not exist, but it was last seen held by ${quoted(holder)}: not creating it ` +
+    `for another ${seconds(waitMs)} (leaseDuration since that record last changed), so a ` +
+    'leader that has not noticed the deletion yet stops first.',
+  transitionsWrapped: (lock: string, max: number) =>
+    `${lock}: leaseTransitions reached ${max}, the largest value Lease.spec.leaseTransitions ` +
+    '(an int32) holds; this term restarts it at 0. Fencing tokens restart: reset downstream ' +
+    'systems that reject tokens not greater than the last one seen.',
+  accessDeniedAfterSuccess: (operation: string, lock: string, graceMs: number) =>
+    `${operation} of ${lock} was refused (HTTP 403) although these credentials worked ` +
+    `before; the API server's authorization cache is probably still syncing after a restart. ` +
+    `Retrying; reported as an RBAC problem if it lasts ${seconds(graceMs)}.`,
+  unknownOption: (owner: string, closest: string | undefined) =>
+    `is not an option of ${owner}` + (closest ? `; did you mean ${quoted(closest)}?` : ''),
   duplicateIdentity: (lock: string, identity: string) =>
     `${lock} was renewed by another process using the same identity "${identity}"; ` +
     'stepping down. Every candidate needs a unique identity (POD_NAME, or hostname-pid).',
@@ -204,7 +265,7 @@ export const electionMessages = {
   released: (identity: string, lock: string) =>
     `Candidate "${identity}" released ${lock}; another candidate can take it at once.`,
   releaseSkipped: (lock: string, holder: string) =>
-    `Not releasing ${lock}: it is held by "${holder || '(nobody)'}".`,
+    `Not releasing ${lock}: it is held by ${holder ? quoted(holder) : '(nobody)'}.`,
   releaseFailed: (lock: string, error: unknown) =>
     `Could not release ${lock}; it expires after its leaseDuration instead: ${errorText(error)}`,
   callbackFailed: (callback: string, error: unknown) =>

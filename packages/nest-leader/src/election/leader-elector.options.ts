@@ -7,6 +7,7 @@ import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import type { Clock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
+import { rejectUnknownOptions } from './option-names.js';
 
 /** Default `leaseDurationSeconds`, as client-go's and kube-controller-manager's. */
 export const DEFAULT_LEASE_DURATION_SECONDS = 15;
@@ -27,6 +28,14 @@ export const JITTER_FACTOR = 1.2;
 export const ACQUIRE_JITTER = 0.2;
 /** Longest identity accepted (client-go's holderIdentity is free-form; we keep it readable). */
 export const MAX_IDENTITY_LENGTH = 128;
+/**
+ * Smallest `retryPeriodSeconds` accepted: 0.1 s, i.e. at most 10 requests per second per
+ * candidate — already client-go's default client-side rate limit (QPS 5, burst 10). Shorter
+ * periods only add load on the API server: a request rarely completes faster than that.
+ */
+export const MIN_RETRY_PERIOD_SECONDS = 0.1;
+/** Largest `leaseTransitions` a Lease holds (`Lease.spec.leaseTransitions` is an int32). */
+export const MAX_LEASE_TRANSITIONS = 2 ** 31 - 1;
 
 /** A leader term: from acquiring the Lease to losing, releasing or stepping down. */
 export interface LeaderTerm {
@@ -39,9 +48,24 @@ export interface LeaderTerm {
   readonly acquiredAt: Date;
   /**
    * Aborted the moment the term ends, before `onStoppedLeading` is called. Its `reason` is a
-   * `LeaderTermEndedError`. Pass it to leader-only work so it stops with the term.
+   * `LeaderTermEndedError`. Pass it to leader-only work so it stops with the term. Reading
+   * `signal.aborted` or calling `signal.throwIfAborted()` re-checks the renew deadline, like
+   * {@link LeaderTerm.isLive}; listeners (`'abort'` events, `fetch`) fire when the elector's
+   * timer runs, which after a pause (SIGSTOP, long GC) may be after other due timers and I/O.
    */
   readonly signal: AbortSignal;
+  /**
+   * True while this term is live: not ended, and its renew deadline not passed on the local
+   * monotonic clock — re-checked at call time, so a process paused past the deadline reads
+   * `false` on waking, before any timer of the elector has run (and the term ends right there).
+   * Check it before each unit of leader-only work.
+   */
+  isLive(): boolean;
+  /**
+   * Throws if this term is no longer live (same check as {@link LeaderTerm.isLive}).
+   * @throws LeaderTermEndedError (the `signal`'s reason) when the term has ended.
+   */
+  throwIfEnded(): void;
 }
 
 /** Leadership callbacks, as client-go's `LeaderCallbacks`. Exceptions are logged, never rethrown. */
@@ -114,6 +138,23 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
   random?: () => number;
 }
 
+/** A number for messages: at most 4 decimals, no binary noise (`10.8`, not `10.799999999999999`). */
+function clean(value: number): string {
+  return String(Number(value.toFixed(4)));
+}
+
+/**
+ * Which of two related options to name in a message: the one the user set (`b` only if `a`
+ * was left to its default), so an error never names an option the user did not write.
+ */
+function blame<K extends keyof LeaderElectionTimings>(
+  timings: Partial<LeaderElectionTimings>,
+  a: K,
+  b: keyof LeaderElectionTimings,
+): K | keyof LeaderElectionTimings {
+  return timings[a] === undefined && timings[b] !== undefined ? b : a;
+}
+
 function checkSeconds(option: keyof LeaderElectionTimings, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new InvalidLeaderElectionOptionError(
@@ -154,27 +195,49 @@ export function validateLeaderElectionTimings(
       leaseDurationSeconds,
     );
   }
-  if (!(leaseDurationSeconds > renewDeadlineSeconds)) {
+  if (retryPeriodSeconds < MIN_RETRY_PERIOD_SECONDS) {
     throw new InvalidLeaderElectionOptionError(
-      'renewDeadlineSeconds',
-      `must be less than leaseDurationSeconds (${leaseDurationSeconds}), so a leader steps down ` +
-        'before anyone else may take over',
-      renewDeadlineSeconds,
+      'retryPeriodSeconds',
+      `must be at least ${MIN_RETRY_PERIOD_SECONDS} seconds (at most 10 requests per second ` +
+        'per candidate)',
+      retryPeriodSeconds,
+    );
+  }
+  if (!(leaseDurationSeconds > renewDeadlineSeconds)) {
+    const option = blame(timings, 'renewDeadlineSeconds', 'leaseDurationSeconds');
+    throw new InvalidLeaderElectionOptionError(
+      option,
+      option === 'renewDeadlineSeconds'
+        ? `must be less than leaseDurationSeconds (${clean(leaseDurationSeconds)}), so a leader ` +
+            'steps down before anyone else may take over'
+        : `must be greater than renewDeadlineSeconds (${clean(renewDeadlineSeconds)}), so a ` +
+            'leader steps down before anyone else may take over',
+      option === 'renewDeadlineSeconds' ? renewDeadlineSeconds : leaseDurationSeconds,
     );
   }
   if (!(renewDeadlineSeconds > JITTER_FACTOR * retryPeriodSeconds)) {
+    const option = blame(timings, 'renewDeadlineSeconds', 'retryPeriodSeconds');
     throw new InvalidLeaderElectionOptionError(
-      'renewDeadlineSeconds',
-      `must be greater than ${JITTER_FACTOR} × retryPeriodSeconds ` +
-        `(${JITTER_FACTOR * retryPeriodSeconds}), so the leader can retry a renewal`,
-      renewDeadlineSeconds,
+      option,
+      option === 'renewDeadlineSeconds'
+        ? `must be greater than ${JITTER_FACTOR} × retryPeriodSeconds ` +
+            `(${clean(JITTER_FACTOR * retryPeriodSeconds)}), so the leader can retry a renewal`
+        : `must be less than renewDeadlineSeconds (${clean(renewDeadlineSeconds)}) / ` +
+            `${JITTER_FACTOR} = ${clean(renewDeadlineSeconds / JITTER_FACTOR)}, so the leader ` +
+            'can retry a renewal',
+      option === 'renewDeadlineSeconds' ? renewDeadlineSeconds : retryPeriodSeconds,
     );
   }
   return { leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds };
 }
 
+/** Control, format (bidi overrides, zero-width) and line/paragraph separator characters. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
 /**
- * Checks a candidate identity: a non-empty string of at most 128 characters.
+ * Checks a candidate identity: a non-empty string of at most 128 printable characters (no
+ * control, format or line-separator characters: an identity with a newline would forge log
+ * lines).
  * @throws InvalidLeaderElectionOptionError naming `option`.
  */
 export function validateIdentity(identity: unknown, option = 'identity'): string {
@@ -189,13 +252,42 @@ export function validateIdentity(identity: unknown, option = 'identity'): string
       identity,
     );
   }
+  if (UNPRINTABLE.test(identity)) {
+    throw new InvalidLeaderElectionOptionError(
+      option,
+      'must be printable: no control characters (newlines, tabs, escapes), no invisible ' +
+        'format characters',
+      identity,
+    );
+  }
   return identity;
 }
+
+/** Every option {@link LeaderElector} knows; anything else is rejected as a likely typo. */
+export const LEADER_ELECTOR_OPTION_NAMES: readonly (keyof LeaderElectorOptions)[] = [
+  'lock',
+  'identity',
+  'leaseDurationSeconds',
+  'renewDeadlineSeconds',
+  'retryPeriodSeconds',
+  'releaseOnStop',
+  'onLost',
+  'callbacks',
+  'name',
+  'observer',
+  'clock',
+  'logger',
+  'random',
+];
 
 /** {@link LeaderElectorOptions} with defaults applied and durations in milliseconds. */
 export interface ResolvedLeaderElectorOptions {
   lock: ResourceLock;
   identity: string;
+  /** The election's name in observations; default the lock's description. */
+  name: string;
+  /** `undefined`: the elector uses `noopElectionObserver`. */
+  observer: ElectionObserver | undefined;
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
@@ -227,8 +319,21 @@ export function resolveLeaderElectorOptions(
       lock,
     );
   }
+  rejectUnknownOptions(options, LEADER_ELECTOR_OPTION_NAMES, 'LeaderElector');
   const identity = validateIdentity(options.identity);
   const timings = validateLeaderElectionTimings(options);
+  const name = options.name ?? lock.description;
+  if (typeof name !== 'string' || name === '') {
+    throw new InvalidLeaderElectionOptionError('name', 'must be a non-empty string', name);
+  }
+  const observer = options.observer;
+  if (observer !== undefined && (typeof observer !== 'object' || observer === null)) {
+    throw new InvalidLeaderElectionOptionError(
+      'observer',
+      'must be an object implementing ElectionObserver',
+      observer,
+    );
+  }
   const releaseOnStop = options.releaseOnStop ?? true;
   if (typeof releaseOnStop !== 'boolean') {
     throw new InvalidLeaderElectionOptionError('releaseOnStop', 'must be a boolean', releaseOnStop);
@@ -241,6 +346,8 @@ export function resolveLeaderElectorOptions(
   return {
     lock,
     identity,
+    name,
+    observer,
     leaseDurationMs: timings.leaseDurationSeconds * 1000,
     renewDeadlineMs,
     retryPeriodMs: timings.retryPeriodSeconds * 1000,

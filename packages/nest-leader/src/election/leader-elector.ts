@@ -14,15 +14,23 @@ import { electionMessages, healthMessages } from '../messages.js';
 import {
   copyLeaseRecord,
   type LeaseRecord,
+  type LockOperation,
   type ResourceLock,
   type VersionedLeaseRecord,
 } from '../locks/resource-lock.js';
 import { abortable, type Clock, SystemClock, type TimerHandle, timeoutSignal } from './clock.js';
 import {
+  type ElectionObservation,
+  type ElectionObserver,
+  type LockRequestOutcome,
+  noopElectionObserver,
+} from './election-observer.js';
+import {
   type ElectionLogger,
   ACQUIRE_JITTER,
   type LeaderElectorOptions,
   type LeaderTerm,
+  MAX_LEASE_TRANSITIONS,
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
@@ -38,6 +46,13 @@ export interface LeaderElectionHealth {
 /** How many times `release` re-reads after a conflict before giving up. */
 const MAX_RELEASE_ATTEMPTS = 3;
 
+/**
+ * How long 403s are tolerated (logged as a warning, without the RBAC hint) when the same
+ * credentials worked before: a restarted kube-apiserver answers 403 for a few seconds (2–5 s
+ * measured) while its RBAC informer cache syncs.
+ */
+export const ACCESS_DENIED_GRACE_MS = 10_000;
+
 /** The last record seen and the local monotonic time it was seen to change. */
 interface Observation extends VersionedLeaseRecord {
   observedAtMs: number;
@@ -46,6 +61,8 @@ interface Observation extends VersionedLeaseRecord {
 /** The live (or ending) term and its step-down deadline. */
 interface ActiveTerm {
   term: LeaderTerm;
+  /** Monotonic time the term began (its acquiring write was sent). */
+  startedMs: number;
   /** Aborts `term.signal`: the term is over for leader-only work. */
   controller: AbortController;
   /**
@@ -53,14 +70,37 @@ interface ActiveTerm {
    * `stop()` the term ends first and the Lease is still renewed while its work drains.
    */
   holding: AbortController;
-  /** Monotonic time the last successful acquire/renew request was SENT (conservative). */
+  /**
+   * Monotonic time the last successful acquiring or renewing WRITE was sent: a follower can
+   * only have seen it after that, so counting the deadline from here is never late.
+   */
   lastRenewStartMs: number;
   stepDownTimer?: TimerHandle;
   /** Set once the term is ending: the `onStoppedLeading` drain, shared by every caller. */
   ending?: Promise<void>;
 }
 
-type Attempt = 'leading' | 'held-by-other' | 'failed';
+/** What one tryAcquireOrRenew did; `writeStartedMs`: when the winning write was sent. */
+type Attempt =
+  | { outcome: 'leading'; writeStartedMs: number }
+  | { outcome: 'held-by-other' | 'lease-deleted' | 'failed' };
+
+const HELD_BY_OTHER: Attempt = { outcome: 'held-by-other' };
+const LEASE_DELETED: Attempt = { outcome: 'lease-deleted' };
+const FAILED: Attempt = { outcome: 'failed' };
+
+/** The election record's fields (not metadata): what client-go compares to see a change. */
+function sameElectionRecord(a: LeaseRecord, b: LeaseRecord): boolean {
+  return (
+    a.holderIdentity === b.holderIdentity &&
+    Object.is(a.leaseDurationSeconds, b.leaseDurationSeconds) &&
+    Object.is(a.leaseTransitions, b.leaseTransitions) &&
+    a.acquireTime?.getTime() === b.acquireTime?.getTime() &&
+    a.renewTime?.getTime() === b.renewTime?.getTime()
+  );
+}
+
+const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get!;
 
 const consoleLogger: ElectionLogger = {
   debug: () => undefined,
@@ -71,15 +111,20 @@ const consoleLogger: ElectionLogger = {
 
 /**
  * One candidate in a leader election on a {@link ResourceLock}, with client-go's
- * semantics: expiry judged by when this process observed the record change (local monotonic
- * clock, tolerant of clock skew), acquire every retryPeriod with jitter, renew every
- * retryPeriod, step down when no renewal succeeded within renewDeadline, release on stop.
+ * semantics: expiry judged by when this process observed the election record change (local
+ * monotonic clock, tolerant of clock skew; metadata writes are not renewals), acquire every
+ * retryPeriod with jitter, renew every retryPeriod (between the starts of attempts), step down
+ * when no renewal succeeded within renewDeadline of the start of the last successful write,
+ * release on stop.
  *
  * Leadership comes in terms ({@link LeaderTerm}); each has an AbortSignal aborted the
- * moment it ends. Unlike client-go, losing leadership re-enters the election by default
- * (`onLost: 'recampaign'`), and every new term increments `leaseTransitions`, even when it
- * re-acquires a Lease still naming this identity, so the term's `leaseTransitions` is a
- * strictly increasing fencing token.
+ * moment it ends, and call-time checks (`isLive()`, `throwIfEnded()`). Unlike client-go,
+ * losing leadership re-enters the election by default (`onLost: 'recampaign'`), every new
+ * term increments `leaseTransitions`, even when it re-acquires a Lease still naming this
+ * identity, and a Lease deleted under a live holder is not recreated before that holder's
+ * lease has expired by this candidate's observation, continuing from the highest
+ * `leaseTransitions` it has seen — so the term's `leaseTransitions` is a strictly increasing
+ * fencing token (see the README's safety section for the limits).
  *
  * @example
  * const elector = new LeaderElector({ lock, identity: resolveIdentity(), callbacks: { … } });
@@ -90,19 +135,30 @@ const consoleLogger: ElectionLogger = {
 export class LeaderElector {
   /** This candidate's identity, written as `holderIdentity` while it leads. */
   readonly identity: string;
+  /** The election's name in observations (the `name` option; default the lock's description). */
+  readonly name: string;
   private readonly config: ResolvedLeaderElectorOptions;
   private readonly lock: ResourceLock;
   private readonly clock: Clock;
   private readonly logger: ElectionLogger;
+  private readonly observer: ElectionObserver;
   private readonly failures: RateLimitedLogger;
 
   private observed: Observation | undefined;
+  /** Highest valid leaseTransitions seen in any record (read or written); a recreated Lease continues it. */
+  private highestTransitions: number | undefined;
+  /** Set while the Lease is missing and we wait out the last holder's lease (logged once). */
+  private missingReported = false;
   private reportedLeader: string | undefined;
   private current: ActiveTerm | undefined;
   /** Set when another process renewed our Lease under our identity; cleared on acquiring. */
   private sharedIdentitySuspected = false;
   /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
   private ownTransitions: number | undefined;
+  /** Some lock request succeeded with these credentials (a later 403 may be a cache sync). */
+  private lockWorked = false;
+  /** When the current run of 403s began, if one is going on. */
+  private deniedSinceMs: number | undefined;
   private state: 'new' | 'running' | 'stopping' | 'stopped' | 'lost' | 'failed' = 'new';
   private loopError: unknown;
   private runController: AbortController | undefined;
@@ -111,14 +167,17 @@ export class LeaderElector {
 
   /**
    * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
-   * @throws InvalidLeaderElectionOptionError naming the option and the rule it breaks.
+   * @throws InvalidLeaderElectionOptionError naming the option and the rule it breaks
+   *   (including unknown option names, with the closest known one).
    */
   constructor(options: LeaderElectorOptions) {
     this.config = resolveLeaderElectorOptions(options);
     this.identity = this.config.identity;
+    this.name = this.config.name;
     this.lock = this.config.lock;
     this.clock = options.clock ?? new SystemClock();
     this.logger = options.logger ?? consoleLogger;
+    this.observer = this.config.observer ?? noopElectionObserver;
     this.failures = new RateLimitedLogger(this.logger, this.clock);
   }
 
@@ -151,11 +210,14 @@ export class LeaderElector {
   }
 
   /**
-   * Liveness, as client-go's `HealthzAdaptor`: unhealthy if this candidate believes it leads
-   * (a term is live or still ending) but has not renewed for longer than leaseDuration +
-   * `toleranceMs`, i.e. someone else may lead now; or if the election loop stopped
-   * unexpectedly (an internal error, or `onLost: 'stop'` after a loss — client-go's process
-   * would have exited). Not started and stopped electors are healthy.
+   * Liveness, as client-go's `HealthzAdaptor`: unhealthy only when wedged — this candidate
+   * still holds the Lease by its own account (it has not stepped down) but has not renewed it
+   * for longer than leaseDuration + `toleranceMs`, i.e. its timers could not run and someone
+   * else may lead now; or the election loop stopped unexpectedly (an internal error, or
+   * `onLost: 'stop'` after a loss — client-go's process would have exited). A term that ended
+   * and is draining (`onStoppedLeading` still running, however long, e.g. after an API
+   * outage) is healthy: the work is the application's, the election is fine. Not started and
+   * stopped electors are healthy.
    * @param toleranceMs - extra time past lease expiry to tolerate, in ms; default 0
    */
   health(toleranceMs = 0): LeaderElectionHealth {
@@ -167,7 +229,7 @@ export class LeaderElector {
       return { healthy: false, reason: healthMessages.stoppedAfterLoss(lock) };
     }
     const active = this.current;
-    if (active) {
+    if (active && !active.holding.signal.aborted) {
       const sinceRenewMs = this.clock.nowMs() - active.lastRenewStartMs;
       if (sinceRenewMs > this.config.leaseDurationMs + toleranceMs) {
         const reason = healthMessages.leaseExpired(
@@ -255,12 +317,11 @@ export class LeaderElector {
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
     for (;;) {
-      const startedMs = this.clock.nowMs();
       const attempt = await this.tryAcquireOrRenew(signal, undefined);
       if (signal.aborted) return false;
-      if (attempt !== 'failed') this.failures.recovered(this.lock.description);
-      if (attempt === 'leading') {
-        this.beginTerm(startedMs);
+      if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
+      if (attempt.outcome === 'leading') {
+        this.beginTerm(attempt.writeStartedMs);
         return true;
       }
       const jitteredMs = this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
@@ -273,19 +334,44 @@ export class LeaderElector {
     }
   }
 
-  private beginTerm(startedMs: number): void {
+  private beginTerm(writeStartedMs: number): void {
     const record = this.observed!.record;
     const controller = new AbortController();
+    // `active` is assigned below; the term's checks only run once it is.
+    // eslint-disable-next-line prefer-const
+    let active: ActiveTerm;
+    const isLive = (): boolean => this.withinRenewDeadline(active);
+    const signal = controller.signal;
+    // Reading `aborted` (or `throwIfAborted()`) re-checks the deadline: code that only looks
+    // at the signal after a pause must not see "not aborted" before our timer had a chance.
+    Object.defineProperties(signal, {
+      aborted: {
+        get: () => {
+          if (!nativeAborted.call(signal)) isLive();
+          return nativeAborted.call(signal) as boolean;
+        },
+      },
+      throwIfAborted: {
+        value: () => {
+          if (!isLive()) throw signal.reason;
+        },
+      },
+    });
     const term: LeaderTerm = Object.freeze({
       leaseTransitions: record.leaseTransitions,
       acquiredAt: new Date((record.acquireTime ?? this.clock.wallNow()).getTime()),
-      signal: controller.signal,
+      signal,
+      isLive,
+      throwIfEnded: (): void => {
+        if (!isLive()) throw signal.reason;
+      },
     });
-    const active: ActiveTerm = {
+    active = {
       term,
+      startedMs: writeStartedMs,
       controller,
       holding: new AbortController(),
-      lastRenewStartMs: startedMs,
+      lastRenewStartMs: writeStartedMs,
     };
     this.current = active;
     this.sharedIdentitySuspected = false;
@@ -293,30 +379,39 @@ export class LeaderElector {
     this.logger.info(
       electionMessages.startedLeading(this.identity, this.lock.description, term.leaseTransitions),
     );
+    this.notify((o, e) => o.termStarted?.({ ...e, term }));
     this.invoke('onStartedLeading', () => this.config.callbacks.onStartedLeading?.(term));
   }
 
   // --- Renew: every retryPeriod; step down when renewDeadline passes without success -------
 
-  /** Renews until the Lease is lost or the run stops — also while a stopping term drains. */
+  /**
+   * Renews until the Lease is lost or the run stops — also while a stopping term drains.
+   * Attempts START every retryPeriod (a fixed cadence, not retryPeriod after the previous
+   * answer), one at a time: a request slower than retryPeriod is followed at once by the next.
+   */
   private async renew(signal: AbortSignal): Promise<void> {
     const active = this.current!;
     const live = AbortSignal.any([signal, active.holding.signal]);
+    let nextStartMs = active.lastRenewStartMs + this.config.retryPeriodMs;
     while (!live.aborted) {
-      await this.clock.sleep(this.config.retryPeriodMs, live);
+      await this.clock.sleep(Math.max(0, nextStartMs - this.clock.nowMs()), live);
       if (live.aborted) return;
       if (this.renewDeadlinePassed(active)) return this.stepDown(active);
-      const startedMs = this.clock.nowMs();
+      nextStartMs = this.clock.nowMs() + this.config.retryPeriodMs;
       const attempt = await this.tryAcquireOrRenew(live, active);
       if (live.aborted) return;
-      if (attempt !== 'failed') this.failures.recovered(this.lock.description);
-      if (attempt === 'leading') {
-        active.lastRenewStartMs = startedMs;
+      if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
+      if (attempt.outcome === 'leading') {
+        active.lastRenewStartMs = Math.max(active.lastRenewStartMs, attempt.writeStartedMs);
         if (!active.controller.signal.aborted) this.scheduleStepDown(active);
-      } else if (attempt === 'held-by-other') {
+        this.notify((o, e) => o.renewed?.({ ...e, term: active.term }));
+      } else if (attempt.outcome === 'held-by-other') {
         this.abortTerm(active, 'lease-taken-over');
+      } else if (attempt.outcome === 'lease-deleted') {
+        this.abortTerm(active, 'lease-deleted');
       }
-      // 'failed': retry after retryPeriod until the step-down timer ends the term.
+      // 'failed': retry at the next start until the step-down timer ends the term.
     }
   }
 
@@ -331,7 +426,7 @@ export class LeaderElector {
 
   /** True while `active` is live; ends it if its renew deadline has passed. */
   private withinRenewDeadline(active: ActiveTerm): boolean {
-    if (active.controller.signal.aborted) return false;
+    if (nativeAborted.call(active.controller.signal)) return false;
     if (!this.renewDeadlinePassed(active)) return true;
     this.stepDown(active);
     return false;
@@ -356,9 +451,10 @@ export class LeaderElector {
 
   private endTermSignal(active: ActiveTerm, reason: LeaderTermEndReason): void {
     active.stepDownTimer?.cancel();
-    if (!active.controller.signal.aborted) {
-      active.controller.abort(new LeaderTermEndedError(reason, active.term.leaseTransitions));
-    }
+    if (nativeAborted.call(active.controller.signal)) return;
+    active.controller.abort(new LeaderTermEndedError(reason, active.term.leaseTransitions));
+    const durationMs = this.clock.nowMs() - active.startedMs;
+    this.notify((o, e) => o.termEnded?.({ ...e, term: active.term, reason, durationMs }));
   }
 
   /**
@@ -400,38 +496,36 @@ export class LeaderElector {
     const cached = this.observed;
     if (active && cached?.record.holderIdentity === this.identity) {
       const renewed: LeaseRecord = { ...cached.record, renewTime: now, leaseDurationSeconds };
+      const writeStartedMs = this.clock.nowMs();
       try {
         const version = await this.call(
+          'update',
           (s) => this.lock.update(renewed, cached.version, s),
           signal,
         );
         this.recordWrite(renewed, version);
-        return 'leading';
+        return { outcome: 'leading', writeStartedMs };
       } catch (error) {
-        if (signal.aborted) return 'failed';
+        if (signal.aborted) return FAILED;
+        if (isNotFound(error)) {
+          this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
+          return LEASE_DELETED;
+        }
         this.reportFailure('update', error, signal);
       }
+      this.notify((o, e) => o.renewSlowPath?.(e));
     }
 
-    // 2. Read the record; create it if missing (unless we were leading: then it was deleted).
+    // 2. Read the record.
     let current: VersionedLeaseRecord | undefined;
     try {
-      current = await this.call((s) => this.lock.get(s), signal);
+      current = await this.call('get', (s) => this.lock.get(s), signal);
     } catch (error) {
       this.reportFailure('get', error, signal);
-      return 'failed';
+      return FAILED;
     }
-    if (!current) {
-      if (active) return 'held-by-other';
-      const created: LeaseRecord = {
-        holderIdentity: this.identity,
-        leaseDurationSeconds,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: 0,
-      };
-      return this.write('create', created, undefined, signal);
-    }
+    if (!current) return this.recreate(active, now, leaseDurationSeconds, signal);
+    this.missingReported = false;
 
     // 3. Judge the record by when WE saw it change.
     this.observe(current);
@@ -439,20 +533,20 @@ export class LeaderElector {
     if (active) {
       if (record.holderIdentity !== this.identity) {
         this.logger.warn(electionMessages.takenOver(this.lock.description, record.holderIdentity));
-        return 'held-by-other';
+        return HELD_BY_OTHER;
       }
       if (record.leaseTransitions !== active.term.leaseTransitions) {
         // Someone else took the Lease under our identity: yield to it, and from now on treat
         // a Lease naming us as theirs until it expires, rather than fight over it.
         this.logger.warn(electionMessages.duplicateIdentity(this.lock.description, this.identity));
         this.sharedIdentitySuspected = true;
-        return 'held-by-other';
+        return HELD_BY_OTHER;
       }
     } else {
       const heldByOther =
         record.holderIdentity !== '' &&
         (record.holderIdentity !== this.identity || this.sharedIdentitySuspected);
-      if (heldByOther && !this.observedExpired()) return 'held-by-other';
+      if (heldByOther && !this.observedExpired()) return HELD_BY_OTHER;
     }
 
     // 4. Renew (keep acquireTime and leaseTransitions) or take over (a new term).
@@ -464,9 +558,46 @@ export class LeaderElector {
           leaseDurationSeconds,
           acquireTime: now,
           renewTime: now,
-          leaseTransitions: validTransitions(record.leaseTransitions) + 1,
+          leaseTransitions: this.nextTransitions(record.leaseTransitions),
         };
-    return this.write('update', next, current.version, signal);
+    return this.write('update', next, current.version, signal, active);
+  }
+
+  /**
+   * The Lease does not exist. The leader steps down at once (someone deleted it under us).
+   * A candidate that saw a live holder waits until that record would have expired by its
+   * observation, as if it could not read the Lease: the holder may not have noticed yet.
+   * Then (or at once, if it never saw one, as client-go does) it creates the Lease,
+   * continuing from the highest leaseTransitions it has seen.
+   */
+  private recreate(
+    active: ActiveTerm | undefined,
+    now: Date,
+    leaseDurationSeconds: number,
+    signal: AbortSignal,
+  ): Promise<Attempt> | Attempt {
+    if (active) {
+      this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
+      return LEASE_DELETED;
+    }
+    const waitMs = this.msUntilObservedExpiry();
+    if (waitMs > 0 && Number.isFinite(waitMs)) {
+      if (!this.missingReported) {
+        this.missingReported = true;
+        const holder = this.observed!.record.holderIdentity;
+        this.logger.info(electionMessages.leaseMissing(this.lock.description, holder, waitMs));
+      }
+      return HELD_BY_OTHER;
+    }
+    const created: LeaseRecord = {
+      holderIdentity: this.identity,
+      leaseDurationSeconds,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions:
+        this.highestTransitions === undefined ? 0 : this.nextTransitions(this.highestTransitions),
+    };
+    return this.write('create', created, undefined, signal, undefined);
   }
 
   private async write(
@@ -474,11 +605,14 @@ export class LeaderElector {
     record: LeaseRecord,
     version: string | undefined,
     signal: AbortSignal,
+    active: ActiveTerm | undefined,
   ): Promise<Attempt> {
     // Before sending: the write may succeed even if we never see the answer.
     this.ownTransitions = record.leaseTransitions;
+    const writeStartedMs = this.clock.nowMs();
     try {
       const written = await this.call(
+        operation,
         (s) =>
           operation === 'create'
             ? this.lock.create(record, s)
@@ -486,11 +620,23 @@ export class LeaderElector {
         signal,
       );
       this.recordWrite(record, written);
-      return 'leading';
+      return { outcome: 'leading', writeStartedMs };
     } catch (error) {
+      if (active && !signal.aborted && isNotFound(error)) {
+        this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
+        return LEASE_DELETED;
+      }
       this.reportFailure(operation, error, signal);
-      return 'failed';
+      return FAILED;
     }
+  }
+
+  /** leaseTransitions + 1 for a new term, wrapping to 0 past the int32 maximum (logged). */
+  private nextTransitions(value: number): number {
+    const valid = validTransitions(value);
+    if (valid < MAX_LEASE_TRANSITIONS) return valid + 1;
+    this.logger.warn(electionMessages.transitionsWrapped(this.lock.description, valid));
+    return 0;
   }
 
   /** Expired when leaseDuration has passed on OUR clock since we saw the record change. */
@@ -512,23 +658,34 @@ export class LeaderElector {
     return observedAtMs + seconds * 1000 - this.clock.nowMs();
   }
 
+  /**
+   * Remembers `current`; the observed time moves only when the election record changed
+   * (holder, acquire/renew time, duration, transitions), as client-go compares the record:
+   * a label or annotation written by someone else bumps the version, not the lease.
+   */
   private observe(current: VersionedLeaseRecord): void {
-    const changed = this.observed?.version !== current.version;
+    const previous = this.observed;
+    const changed = !previous || !sameElectionRecord(previous.record, current.record);
     this.observed = {
       record: copyLeaseRecord(current.record),
       version: current.version,
-      observedAtMs: changed ? this.clock.nowMs() : this.observed!.observedAtMs,
+      observedAtMs: changed ? this.clock.nowMs() : previous.observedAtMs,
     };
-    this.reportLeader(current.record.holderIdentity);
+    const transitions = validTransitions(current.record.leaseTransitions);
+    this.highestTransitions = Math.max(this.highestTransitions ?? 0, transitions);
+    this.reportLeader(current.record);
   }
 
   private recordWrite(record: LeaseRecord, version: string): void {
     this.observe({ record, version });
   }
 
-  private reportLeader(holder: string): void {
+  private reportLeader(record: LeaseRecord): void {
+    const holder = record.holderIdentity;
     if (holder === this.reportedLeader) return;
     this.reportedLeader = holder;
+    const leaseTransitions = record.leaseTransitions;
+    this.notify((o, e) => o.leaderObserved?.({ ...e, holderIdentity: holder, leaseTransitions }));
     if (holder === '') return;
     this.logger.info(electionMessages.newLeader(holder, this.lock.description));
     this.invoke('onNewLeader', () => this.config.callbacks.onNewLeader?.(holder));
@@ -545,7 +702,7 @@ export class LeaderElector {
     const { signal, dispose } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
     try {
       for (let attempt = 1; attempt <= MAX_RELEASE_ATTEMPTS; attempt++) {
-        const current = await this.call((s) => this.lock.get(s), signal);
+        const current = await this.call('get', (s) => this.lock.get(s), signal);
         if (!current) return;
         this.observe(current);
         const { record } = current;
@@ -568,6 +725,7 @@ export class LeaderElector {
         };
         try {
           const version = await this.call(
+            'update',
             (s) => this.lock.update(released, current.version, s),
             signal,
           );
@@ -588,28 +746,41 @@ export class LeaderElector {
 
   // --- Plumbing ------------------------------------------------------------------------------
 
-  /** Calls the lock with the per-request timeout, max(1 s, renewDeadline / 2). */
+  /**
+   * Calls the lock with the per-request timeout, max(1 s, renewDeadline / 2), and reports
+   * the request (verb, outcome, latency) to the observer.
+   */
   private async call<T>(
+    operation: LockOperation,
     request: (signal: AbortSignal) => Promise<T>,
     parent: AbortSignal,
   ): Promise<T> {
     const { signal, dispose } = timeoutSignal(this.clock, this.config.requestTimeoutMs, parent);
+    const startedMs = this.clock.nowMs();
+    let outcome: LockRequestOutcome = 'success';
     try {
-      return await abortable(request(signal), signal);
+      const result = await abortable(request(signal), signal);
+      if (result === undefined && operation === 'get') outcome = 'not-found';
+      this.lockWorked = true;
+      this.deniedSinceMs = undefined;
+      return result;
+    } catch (error) {
+      outcome = requestOutcome(error, signal, parent);
+      throw error;
     } finally {
       dispose();
+      const durationMs = this.clock.nowMs() - startedMs;
+      this.notify((o, e) => o.lockRequest?.({ ...e, operation, outcome, durationMs }));
     }
   }
 
   /**
    * Conflicts are normal races (debug); other failures are logged rate-limited. Nothing is
-   * logged when `signal` (the term or the run, not the request timeout) was aborted.
+   * logged when `signal` (the term or the run, not the request timeout) was aborted. A 403
+   * with credentials that worked before is a warning for {@link ACCESS_DENIED_GRACE_MS}
+   * (a restarted API server's RBAC cache), then an error with the RBAC hint.
    */
-  private reportFailure(
-    operation: 'get' | 'create' | 'update',
-    error: unknown,
-    signal: AbortSignal,
-  ): void {
+  private reportFailure(operation: LockOperation, error: unknown, signal: AbortSignal): void {
     if (signal.aborted) return;
     const message = electionMessages.lockOperationFailed(operation, this.lock.description, error);
     if (error instanceof LockConflictError) {
@@ -618,8 +789,30 @@ export class LeaderElector {
     }
     const kind =
       error instanceof LeaseApiError ? error.kind : error instanceof Error ? error.name : 'unknown';
+    if (kind === 'forbidden' && this.lockWorked) {
+      const nowMs = this.clock.nowMs();
+      this.deniedSinceMs ??= nowMs;
+      if (nowMs - this.deniedSinceMs < ACCESS_DENIED_GRACE_MS) {
+        const grace = electionMessages.accessDeniedAfterSuccess(
+          operation,
+          this.lock.description,
+          ACCESS_DENIED_GRACE_MS,
+        );
+        this.failures.report(`${operation}:${kind}:grace`, 'warn', grace);
+        return;
+      }
+    }
     const configurationProblem = error instanceof LeaseApiError && !error.transient;
     this.failures.report(`${operation}:${kind}`, configurationProblem ? 'error' : 'warn', message);
+  }
+
+  /** Calls the observer; whatever it throws is ignored (an observer never breaks an election). */
+  private notify(call: (observer: ElectionObserver, event: ElectionObservation) => void): void {
+    try {
+      call(this.observer, { election: this.name, identity: this.identity });
+    } catch {
+      // Ignored by contract: see ElectionObserver.
+    }
   }
 
   private invoke(callback: string, run: () => unknown): void {
@@ -644,8 +837,28 @@ export class LeaderElector {
   }
 }
 
+/** A non-negative integer within the int32 range: negative or malformed → 0, too large → the max. */
 function validTransitions(value: number): number {
-  return Number.isSafeInteger(value) && value >= 0 ? value : 0;
+  if (!Number.isFinite(value) || value < 0) return 0;
+  return Math.min(Math.floor(value), MAX_LEASE_TRANSITIONS);
+}
+
+/** A write or read of a record that no longer exists (HTTP 404 on PUT). */
+function isNotFound(error: unknown): boolean {
+  return error instanceof LeaseApiError && error.kind === 'not-found';
+}
+
+/** How a failed lock request ended, for the observer. */
+function requestOutcome(
+  error: unknown,
+  request: AbortSignal,
+  parent: AbortSignal,
+): LockRequestOutcome {
+  if (error instanceof LockConflictError) return 'conflict';
+  if (error instanceof LeaseApiError) return error.kind;
+  if (parent.aborted) return 'aborted';
+  if (request.aborted) return 'timeout';
+  return 'unknown';
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

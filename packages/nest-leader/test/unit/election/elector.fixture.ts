@@ -1,8 +1,13 @@
 import {
   type ElectionLogger,
+  type ElectionObserver,
   LeaderElector,
   type LeaderElectorOptions,
   type LeaderTerm,
+  type LeaseRecord,
+  type LockOperation,
+  type ResourceLock,
+  type VersionedLeaseRecord,
 } from 'nest-leader';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 
@@ -87,4 +92,73 @@ export async function leaderAndFollower(
   b.elector.start();
   await w.clock.advance(s(1));
   return { a, b };
+}
+
+/**
+ * A lock that answers every request `latencyMs` after it was sent (then does it on `inner`),
+ * on the manual clock: an API server far away. Records when each request was sent.
+ */
+export class SlowLock implements ResourceLock {
+  readonly description: string;
+  readonly sent: { operation: LockOperation; atMs: number }[] = [];
+
+  constructor(
+    private readonly inner: MemoryLock,
+    private readonly clock: ManualClock,
+    public latencyMs: number,
+  ) {
+    this.description = inner.description;
+  }
+
+  get(signal?: AbortSignal): Promise<VersionedLeaseRecord | undefined> {
+    return this.after('get', signal, () => this.inner.get(signal));
+  }
+
+  create(record: LeaseRecord, signal?: AbortSignal): Promise<string> {
+    return this.after('create', signal, () => this.inner.create(record, signal));
+  }
+
+  update(record: LeaseRecord, version: string, signal?: AbortSignal): Promise<string> {
+    return this.after('update', signal, () => this.inner.update(record, version, signal));
+  }
+
+  private async after<T>(
+    operation: LockOperation,
+    signal: AbortSignal | undefined,
+    request: () => Promise<T>,
+  ): Promise<T> {
+    this.sent.push({ operation, atMs: this.clock.nowMs() });
+    await this.clock.sleep(this.latencyMs, signal);
+    signal?.throwIfAborted();
+    return request();
+  }
+}
+
+/** An ElectionObserver that records every call as `method` + the event. */
+export class RecordingObserver implements ElectionObserver {
+  readonly calls: { method: keyof ElectionObserver; event: Record<string, unknown> }[] = [];
+  termStarted(event: Parameters<NonNullable<ElectionObserver['termStarted']>>[0]): void {
+    this.record('termStarted', event);
+  }
+  termEnded(event: Parameters<NonNullable<ElectionObserver['termEnded']>>[0]): void {
+    this.record('termEnded', event);
+  }
+  renewed(event: Parameters<NonNullable<ElectionObserver['renewed']>>[0]): void {
+    this.record('renewed', event);
+  }
+  renewSlowPath(event: Parameters<NonNullable<ElectionObserver['renewSlowPath']>>[0]): void {
+    this.record('renewSlowPath', event);
+  }
+  lockRequest(event: Parameters<NonNullable<ElectionObserver['lockRequest']>>[0]): void {
+    this.record('lockRequest', event);
+  }
+  leaderObserved(event: Parameters<NonNullable<ElectionObserver['leaderObserved']>>[0]): void {
+    this.record('leaderObserved', event);
+  }
+  private record(method: keyof ElectionObserver, event: object): void {
+    this.calls.push({ method, event: { ...event } as Record<string, unknown> });
+  }
+  of(method: keyof ElectionObserver): Record<string, unknown>[] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.event);
+  }
 }

@@ -20,23 +20,52 @@ describe('LeaderElector: health (as client-go HealthzAdaptor)', () => {
     assert.deepEqual(a.elector.health(), { healthy: true });
   });
 
-  test('unhealthy when it believes it leads but has not renewed for leaseDuration + tolerance', async () => {
+  test('unhealthy only when wedged: holding the Lease, not renewed for leaseDuration + tolerance', async () => {
     const w = world();
+    const { elector, log } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+
+    // Paused (event loop blocked): the step-down timer has not run.
+    w.clock.jump(s(15));
+    assert.equal(elector.health().healthy, true);
+    w.clock.jump(1);
+    assert.equal(elector.health().healthy, false);
+    assert.match(elector.health().reason!, /last renewed it 15\.001s ago/);
+    assert.equal(elector.health(s(5)).healthy, true);
+    w.clock.jump(s(5));
+    assert.equal(elector.health(s(5)).healthy, false);
+
+    // Once its timers run it steps down (and may start a new term): not wedged any more.
+    await w.clock.advance(0);
+    assert.equal(log.terms[0]!.signal.reason.reason, 'renew-deadline-exceeded');
+    assert.deepEqual(elector.health(), { healthy: true });
+    await elector.stop();
+  });
+
+  test('healthy during a long onStoppedLeading drain after an API outage', async () => {
+    const w = world();
+    let finishDrain: (() => void) | undefined;
+    const firstDrain = new Promise<void>((r) => (finishDrain = r));
+    let drains = 0;
     const { elector } = candidate('a', w, {
-      callbacks: { onStoppedLeading: () => new Promise<void>(() => undefined) },
+      // The first drain (after the outage) takes as long as the test says; later ones are quick.
+      callbacks: { onStoppedLeading: () => (drains++ === 0 ? firstDrain : undefined) },
     });
     elector.start();
     await w.clock.advance(0);
     w.lock.hangNext('any', 1000);
 
-    await w.clock.advance(s(15));
-    assert.equal(elector.health().healthy, true);
-    await w.clock.advance(1);
-    assert.equal(elector.health().healthy, false);
-    assert.match(elector.health().reason!, /last renewed it 15\.001s ago/);
-    assert.equal(elector.health(s(5)).healthy, true);
-    await w.clock.advance(s(5));
-    assert.equal(elector.health(s(5)).healthy, false);
+    for (let t = 0; t < s(120); t += s(1)) {
+      await w.clock.advance(s(1));
+      assert.deepEqual(elector.health(), { healthy: true }, `at ${w.clock.nowMs()} ms`);
+    }
+    assert.equal(elector.isLeader(), false);
+    w.lock.clearFaults();
+    finishDrain!();
+    await w.clock.advance(s(30));
+    assert.deepEqual(elector.health(), { healthy: true });
+    await elector.stop();
   });
 
   test('healthy after a normal step-down: the term ended in time', async () => {

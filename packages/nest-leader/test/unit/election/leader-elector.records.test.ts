@@ -55,6 +55,62 @@ describe('LeaderElector: foreign and malformed records, clock skew', () => {
     assert.equal(await takeoverTimeMs(record), 0);
   });
 
+  test('metadata writes (same record, new version) every 500 ms do not delay a takeover', async () => {
+    const w = world();
+    w.lock.set(base);
+    const { elector } = candidate('a', w);
+    elector.start();
+    let takeoverMs = Infinity;
+    for (let t = 0; t <= s(30) && takeoverMs === Infinity; t += 500) {
+      if (w.lock.read()!.record.holderIdentity === 'x') w.lock.set(w.lock.read()!.record);
+      await w.clock.advance(500);
+      if (elector.isLeader()) takeoverMs = w.clock.nowMs();
+    }
+    assert.ok(takeoverMs <= s(15) + 500, `took over at ${takeoverMs} ms`);
+    await elector.stop();
+  });
+
+  test('a change of the election record (renewTime) does delay a takeover', async () => {
+    const w = world();
+    w.lock.set(base);
+    const { elector } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(s(10));
+    w.lock.set({ ...base, renewTime: w.clock.wallNow() });
+    await w.clock.advance(s(10));
+    assert.equal(elector.isLeader(), false);
+    await w.clock.advance(s(8));
+    assert.equal(elector.isLeader(), true);
+    await elector.stop();
+  });
+
+  test('leaseTransitions at 2^31 − 1 wraps to 0 on takeover, with a warning', async () => {
+    const w = world();
+    w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 2 ** 31 - 1 });
+    const { elector, log, logger } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+
+    assert.equal(elector.isLeader(), true);
+    assert.equal(w.lock.read()!.record.leaseTransitions, 0);
+    assert.deepEqual(log.events, ['started 0']);
+    assert.equal(logger.matching('WARN', 'reached 2147483647').length, 1);
+    assert.match(logger.matching('WARN', 'reached')[0]!, /Fencing tokens restart/);
+    await elector.stop();
+  });
+
+  test('a leaseTransitions above the int32 range is treated as the maximum', async () => {
+    const w = world();
+    w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 2 ** 40 });
+    const { elector } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+    for (const write of w.lock.writes.slice(1)) {
+      assert.ok(write.record.leaseTransitions <= 2 ** 31 - 1);
+    }
+    await elector.stop();
+  });
+
   test('a negative leaseTransitions restarts the count instead of going further negative', async () => {
     const w = world();
     w.lock.set({ holderIdentity: '', leaseDurationSeconds: 0, leaseTransitions: -3 });

@@ -53,6 +53,16 @@ describe('LeaderElector: renewing and stepping down', () => {
     await elector.stop();
   });
 
+  test('a term ended by stop() is not live any more', async () => {
+    const w = world();
+    const { elector, log } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+    await elector.stop();
+    assert.equal(log.terms[0]!.isLive(), false);
+    assert.throws(() => log.terms[0]!.throwIfEnded(), /ended: the elector was stopped/);
+  });
+
   test('keeps leading when someone else rewrote the Lease without changing its holder', async () => {
     const w = world();
     const { elector, log } = candidate('a', w);
@@ -133,6 +143,44 @@ describe('LeaderElector: renewing and stepping down', () => {
     await elector.stop();
   });
 
+  test('term.isLive() and throwIfEnded() re-check the deadline when called after a pause', async () => {
+    const w = world();
+    const { elector, log } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+    const term = log.terms[0]!;
+    assert.equal(term.isLive(), true);
+    assert.doesNotThrow(() => term.throwIfEnded());
+
+    w.clock.jump(s(10)); // paused past renewDeadline: no timer has run yet
+
+    assert.equal(term.isLive(), false);
+    assert.throws(
+      () => term.throwIfEnded(),
+      (e: unknown) => e instanceof LeaderTermEndedError && e.reason === 'renew-deadline-exceeded',
+    );
+    await elector.stop();
+  });
+
+  test('term.signal.aborted reads true after a pause past the deadline, before any timer ran', async () => {
+    const w = world();
+    const { elector, log } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+    const { signal } = log.terms[0]!;
+    let abortEvents = 0;
+    signal.addEventListener('abort', () => abortEvents++);
+
+    w.clock.jump(s(10));
+
+    assert.equal(signal.aborted, true);
+    assert.throws(() => signal.throwIfAborted(), LeaderTermEndedError);
+    assert.equal(abortEvents, 1, 'listeners fired once, from the read');
+    await w.clock.advance(0);
+    assert.equal(abortEvents, 1);
+    await elector.stop();
+  });
+
   test('a pause shorter than renewDeadline does not end the term', async () => {
     const w = world();
     const { elector } = candidate('a', w);
@@ -191,22 +239,6 @@ describe('LeaderElector: renewing and stepping down', () => {
     assert.equal(log.terms[0]!.signal.reason.reason, 'lease-taken-over');
     assert.deepEqual(log.newLeaders, ['a', 'x']);
     assert.equal(w.lock.read()!.record.holderIdentity, 'x');
-    await elector.stop();
-  });
-
-  test('steps down when the Lease is deleted, then creates it again with a new term', async () => {
-    const w = world();
-    const { elector, log } = candidate('a', w);
-    elector.start();
-    await w.clock.advance(0);
-
-    w.lock.delete();
-    await w.clock.advance(s(2));
-
-    assert.deepEqual(log.events, ['started 0', 'stopped 0', 'started 0']);
-    assert.equal(log.terms[0]!.signal.aborted, true);
-    assert.equal(log.terms[1]!.signal.aborted, false);
-    assert.equal(elector.isLeader(), true);
     await elector.stop();
   });
 
