@@ -11,7 +11,8 @@ export class Reconciler {
   async reconcile(): Promise<void> {
     const term = currentTerm()!; // the term this invocation started under
     for (const batch of await this.pendingBatches()) {
-      if (term.signal.aborted) return; // leadership ended: stop early
+      // Re-checks the renew deadline now, so a process paused past it stops here on waking.
+      if (!term.isLive()) return;
       // leaseTransitions is a fencing token: strictly increasing per Lease.
       await this.apply(batch, { fencingToken: term.leaseTransitions, signal: term.signal });
     }

@@ -17,7 +17,11 @@ import { InvalidLeaderElectionOptionError } from './errors.js';
 import { InFlightRegistry } from './in-flight.registry.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, LeadershipEvent } from './leader.constants.js';
 import { LEADER_MODULE_OPTIONS } from './leader.module-definition.js';
-import type { LeaderModuleOptions } from './leader-module-options.interface.js';
+import {
+  LEADER_MODULE_OPTION_NAMES,
+  type LeaderModuleOptions,
+} from './leader-module-options.interface.js';
+import { rejectUnknownOptions } from './election/option-names.js';
 import { LeadershipEventsDispatcher } from './leadership-events.dispatcher.js';
 import { validateLeaseName, validateNamespace } from './locks/kubernetes-names.js';
 import { selectLock } from './locks/lock-selection.js';
@@ -52,6 +56,7 @@ export class LeaderElectionService implements OnApplicationBootstrap, BeforeAppl
     private readonly events: LeadershipEventsDispatcher,
     private readonly inFlight: InFlightRegistry,
   ) {
+    rejectUnknownOptions(options, LEADER_MODULE_OPTION_NAMES, 'LeaderModule');
     validateLeaseName(options.leaseName, 'leaseName');
     if (options.namespace !== undefined) validateNamespace(options.namespace);
     this.timings = validateLeaderElectionTimings(options);

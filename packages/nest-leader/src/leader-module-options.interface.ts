@@ -59,6 +59,22 @@ export interface LeaderModuleOptions {
   clock?: Clock;
 }
 
+/** Every key of {@link LeaderModuleOptions}; anything else is rejected at bootstrap as a likely typo. */
+export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] = [
+  'leaseName',
+  'namespace',
+  'identity',
+  'leaseDurationSeconds',
+  'renewDeadlineSeconds',
+  'retryPeriodSeconds',
+  'releaseOnShutdown',
+  'lock',
+  'kubeConfig',
+  'shutdownGraceMs',
+  'onLost',
+  'clock',
+];
+
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */
 export interface LeaderModuleOptionsFactory {
   createLeaderOptions(): LeaderModuleOptions | Promise<LeaderModuleOptions>;

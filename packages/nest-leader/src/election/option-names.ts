@@ -30,7 +30,8 @@ export function rejectUnknownOptions(
 /**
  * The known name `key` most likely meant: one that starts with it or it starts with
  * (`leaseDuration` → `leaseDurationSeconds`), else the nearest by edit distance if within a
- * third of its length; `undefined` when nothing is close.
+ * third of its length, else the one sharing the longest start, if that is at least 60% of
+ * `key` (`releaseOnStop` → `releaseOnShutdown`); `undefined` when nothing is close.
  */
 export function closestName(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
@@ -44,7 +45,21 @@ export function closestName(key: string, known: readonly string[]): string | und
     const distance = editDistance(lower, name.toLowerCase());
     if (!best || distance < best.distance) best = { name, distance };
   }
-  return best && best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined;
+  if (best && best.distance <= Math.max(2, Math.floor(key.length / 3))) return best.name;
+  let longest: { name: string; length: number } | undefined;
+  for (const name of known) {
+    const length = commonPrefixLength(lower, name.toLowerCase());
+    if (!longest || length > longest.length) longest = { name, length };
+  }
+  return longest && longest.length >= Math.max(4, Math.ceil(key.length * 0.6))
+    ? longest.name
+    : undefined;
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
 }
 
 /** Levenshtein distance (insertions, deletions, substitutions). */

@@ -55,4 +55,51 @@ describe('LeaderElector: logging failures', () => {
     assert.match(lines[0]!, /get, create and update on leases\.coordination\.k8s\.io/);
     await elector.stop();
   });
+
+  test('403s for a few seconds after working credentials (API server restart) are warnings', async () => {
+    const w = world();
+    const { elector, logger } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+    const forbidden = new LeaseApiError({
+      kind: 'forbidden',
+      verb: 'update',
+      name: 'test',
+      namespace: 'default',
+      statusCode: 403,
+    });
+
+    w.lock.failNext('any', forbidden, 4); // ≈ 4 s of 403s, as while the RBAC cache syncs
+    await w.clock.advance(s(8));
+
+    assert.equal(elector.isLeader(), true);
+    assert.deepEqual(logger.matching('ERROR', ''), []);
+    const warnings = logger.matching('WARN', 'authorization cache');
+    assert.ok(warnings.length >= 1 && warnings.length <= 2, warnings.join('\n')); // update, get
+    for (const line of warnings) assert.doesNotMatch(line, /RBAC denies it/);
+    await elector.stop();
+  });
+
+  test('403s that last past the grace period are errors with the RBAC hint', async () => {
+    const w = world();
+    const { elector, logger } = candidate('a', w);
+    elector.start();
+    await w.clock.advance(0);
+    const forbidden = new LeaseApiError({
+      kind: 'forbidden',
+      verb: 'get',
+      name: 'test',
+      namespace: 'default',
+      statusCode: 403,
+    });
+    w.lock.failNext('any', forbidden, 1000);
+
+    await w.clock.advance(s(9));
+    assert.deepEqual(logger.matching('ERROR', ''), []);
+    await w.clock.advance(s(3));
+
+    assert.equal(logger.matching('ERROR', 'RBAC denies it').length, 1);
+    w.lock.clearFaults();
+    await elector.stop();
+  });
 });

@@ -6,7 +6,8 @@ import {
   type LeaderElectorOptions,
   validateLeaderElectionTimings,
 } from 'nest-leader';
-import { MemoryLock } from 'nest-leader/testing';
+import { inspect } from 'node:util';
+import { ManualClock, MemoryLock } from 'nest-leader/testing';
 
 function rejects(options: Partial<LeaderElectorOptions>, option: string, rule: RegExp): void {
   assert.throws(
@@ -67,6 +68,120 @@ describe('LeaderElector options', () => {
       'renewDeadlineSeconds',
       /greater than 1\.2 × retryPeriodSeconds \(6\)/,
     );
+  });
+
+  test('retryPeriodSeconds 9 (default renewDeadline 10) names retryPeriodSeconds, clean numbers', () => {
+    assert.throws(
+      () => new LeaderElector({ lock: new MemoryLock(), identity: 'a', retryPeriodSeconds: 9 }),
+      (error: unknown) => {
+        assert.ok(error instanceof InvalidLeaderElectionOptionError);
+        assert.equal(error.option, 'retryPeriodSeconds');
+        assert.equal(
+          error.message,
+          'Invalid leader election option "retryPeriodSeconds": must be less than ' +
+            'renewDeadlineSeconds (10) / 1.2 = 8.3333, so the leader can retry a renewal (got 9).',
+        );
+        assert.doesNotMatch(error.message, /99999/);
+        return true;
+      },
+    );
+  });
+
+  test('leaseDurationSeconds alone below the default renewDeadline names leaseDurationSeconds', () => {
+    rejects(
+      { leaseDurationSeconds: 5 },
+      'leaseDurationSeconds',
+      /greater than renewDeadlineSeconds \(10\)/,
+    );
+  });
+
+  test('rejects retryPeriodSeconds below 0.1 s (≈ 70 requests/s at 1e-6)', () => {
+    rejects(
+      { leaseDurationSeconds: 2, renewDeadlineSeconds: 1, retryPeriodSeconds: 1e-6 },
+      'retryPeriodSeconds',
+      /at least 0\.1 seconds/,
+    );
+    assert.doesNotThrow(
+      () =>
+        new LeaderElector({
+          lock: new MemoryLock(),
+          identity: 'a',
+          leaseDurationSeconds: 1,
+          renewDeadlineSeconds: 0.5,
+          retryPeriodSeconds: 0.1,
+        }),
+    );
+  });
+
+  test('rejects an unknown option, naming the closest known one', () => {
+    rejects(
+      { leaseDuration: 60 } as Partial<LeaderElectorOptions>,
+      'leaseDuration',
+      /not an option of LeaderElector; did you mean "leaseDurationSeconds"\?/,
+    );
+    rejects(
+      { retryPeriodSecs: 1 } as Partial<LeaderElectorOptions>,
+      'retryPeriodSecs',
+      /did you mean "retryPeriodSeconds"/,
+    );
+    rejects(
+      { idnetity: 'x' } as Partial<LeaderElectorOptions>,
+      'idnetity',
+      /did you mean "identity"/,
+    );
+    rejects({ zzz: 1 } as Partial<LeaderElectorOptions>, 'zzz', /not an option of LeaderElector$/);
+  });
+
+  test('option errors never print long strings or objects: a token passed by mistake stays out', () => {
+    const token = 'eyJhbGciOiJSUzI1NiIsImtpZCI6IjEyMyJ9.' + 'x'.repeat(200);
+    for (const options of [
+      { identity: token },
+      { leaseDurationSeconds: token as unknown as number },
+      { onLost: { token } as unknown as 'stop' },
+    ]) {
+      assert.throws(
+        () => new LeaderElector({ lock: new MemoryLock(), identity: 'a', ...options }),
+        (error: unknown) => {
+          assert.ok(error instanceof InvalidLeaderElectionOptionError);
+          assert.ok(!error.message.includes('eyJ'), error.message);
+          assert.ok(!inspect(error).includes('eyJ'), 'util.inspect of the error leaks it');
+          assert.ok(!inspect(error, { showHidden: false, depth: 5 }).includes('xxxxxxxx'));
+          return true;
+        },
+      );
+    }
+    assert.throws(
+      () =>
+        new LeaderElector({
+          lock: new MemoryLock(),
+          identity: 'a',
+          leaseDurationSeconds: '15' as unknown as number,
+        }),
+      /\(got "15"\)/,
+    );
+  });
+
+  for (const identity of ['pod-a\nERROR forged line', 'pod\u0000a', 'pod\u202ea', 'tab\there']) {
+    test(`rejects identity ${JSON.stringify(identity)}: control and format characters`, () => {
+      rejects({ identity }, 'identity', /must be printable/);
+    });
+  }
+
+  test('a foreign holder with a newline is logged escaped, on one line', async () => {
+    const lock = new MemoryLock();
+    lock.set({ holderIdentity: 'x\nERROR forged', leaseDurationSeconds: 15, leaseTransitions: 0 });
+    const lines: string[] = [];
+    const logger = { debug() {}, info: (m: string) => lines.push(m), warn() {}, error() {} };
+    const clock = new ManualClock();
+    const elector = new LeaderElector({ lock, identity: 'a', clock, logger });
+    elector.start();
+    await clock.advance(0);
+    assert.ok(
+      lines.some((l) => l.includes('"x\\nERROR forged"')),
+      lines.join('|'),
+    );
+    assert.ok(lines.every((l) => !l.includes('\n')));
+    await elector.stop();
   });
 
   test('rejects a non-positive retryPeriodSeconds', () => {

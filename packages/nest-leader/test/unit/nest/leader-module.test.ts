@@ -132,6 +132,28 @@ describe('invalid options fail at bootstrap, naming the option and the rule', ()
       'namespace',
       /DNS-1123 label/,
     ],
+    [
+      'an unknown option (leaseDuration: 60 would silently run with 15 s)',
+      { leaseName: LEASE_NAME, lock: 'memory', leaseDuration: 60 } as Partial<LeaderModuleOptions>,
+      'leaseDuration',
+      /not an option of LeaderModule; did you mean "leaseDurationSeconds"\?/,
+    ],
+    [
+      'releaseOnStop (the elector option) given to LeaderModule',
+      {
+        leaseName: LEASE_NAME,
+        lock: 'memory',
+        releaseOnStop: false,
+      } as Partial<LeaderModuleOptions>,
+      'releaseOnStop',
+      /did you mean "releaseOnShutdown"/,
+    ],
+    [
+      'retryPeriodSeconds 9 with the default renewDeadline',
+      { leaseName: LEASE_NAME, lock: 'memory', retryPeriodSeconds: 9 },
+      'retryPeriodSeconds',
+      /less than renewDeadlineSeconds \(10\) \/ 1\.2 = 8\.3333/,
+    ],
   ];
   for (const [name, options, option, rule] of cases) {
     test(name, async () => {
