@@ -1,0 +1,210 @@
+/**
+ * The safety defects of issue 8 on the real kube-apiserver: a Lease deleted under a live
+ * leader, a foreign writer touching the Lease's labels, and a leader process paused (SIGSTOP)
+ * past its lease between two units of work.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
+import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
+import {
+  FAST_TIMINGS,
+  makeCandidates,
+  waitForLeader,
+  watchSingleLeader,
+  type Candidate,
+  type LeadershipRecord,
+} from '../support/candidates.js';
+
+const cluster = getTestCluster();
+const { leaseDurationSeconds, retryPeriodSeconds } = FAST_TIMINGS;
+const CANDIDATES = ['alice', 'bob', 'carol'] as const;
+const admin = coordinationApi(cluster);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil<T>(what: string, timeoutMs: number, probe: () => T | undefined) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+describe('Safety on the real kube-apiserver (issue 8)', () => {
+  let running: Candidate[] = [];
+  before(async () => {
+    for (const identity of [...CANDIDATES, 'dave']) await grantLeaseAccess(cluster, identity);
+  });
+  after(async () => {
+    await Promise.all(running.map((c) => c.elector.stop()));
+    for (const identity of [...CANDIDATES, 'dave']) await revokeLeaseAccess(cluster, identity);
+  });
+
+  test('Lease deleted three times under a live leader: never two leaders, tokens strictly increase', async (t) => {
+    const leaseName = uniqueLeaseName('deleted');
+    const history: LeadershipRecord[] = [];
+    running = makeCandidates(cluster, leaseName, CANDIDATES, history);
+    const watch = watchSingleLeader(running, 20);
+    try {
+      running.forEach((c) => c.elector.start());
+      await waitForLeader(running, (leaseDurationSeconds + 2) * 1000);
+      await sleep(1_500); // every candidate has seen the holder
+      const gaps: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        const leader = await waitForLeader(running, (2 * leaseDurationSeconds + 4) * 1000);
+        const startsBefore = history.filter((h) => h.event === 'started').length;
+        await admin.deleteNamespacedLease({ name: leaseName, namespace: cluster.namespace });
+        const deletedAtMs = performance.now();
+
+        const stopped = await waitUntil('the leader stepped down', 5_000, () =>
+          history.find(
+            (h) => h.event === 'stopped' && h.identity === leader.identity && h.atMs >= deletedAtMs,
+          ),
+        );
+        assert.ok(
+          stopped.atMs - deletedAtMs <= (retryPeriodSeconds + 1.5) * 1000,
+          `the leader stepped down ${Math.round(stopped.atMs - deletedAtMs)} ms after the deletion`,
+        );
+        const next = await waitUntil(
+          'a new term',
+          (2 * leaseDurationSeconds + 4) * 1000,
+          () => history.filter((h) => h.event === 'started')[startsBefore],
+        );
+        gaps.push(next.atMs - deletedAtMs);
+        await sleep(1_500); // everyone has seen the new holder before the next deletion
+      }
+      watch.stop();
+      const tokens = history.filter((h) => h.event === 'started').map((h) => h.leaseTransitions);
+      t.diagnostic(
+        `tokens ${JSON.stringify(tokens)}; deletion → next term (ms) ${JSON.stringify(gaps.map(Math.round))}`,
+      );
+      assert.deepEqual(watch.violations, [], 'two candidates believed they led at once');
+      assert.ok(watch.samples > 200, `${watch.samples} samples`);
+      assert.equal(tokens.length, 4);
+      for (let i = 1; i < tokens.length; i++) {
+        assert.ok(tokens[i]! > tokens[i - 1]!, `tokens must strictly increase: ${tokens}`);
+      }
+      const lease = await admin.readNamespacedLease({
+        name: leaseName,
+        namespace: cluster.namespace,
+      });
+      assert.equal(lease.spec?.leaseTransitions, tokens.at(-1));
+    } finally {
+      watch.stop();
+      await Promise.all(running.map((c) => c.elector.stop()));
+      running = [];
+    }
+  });
+
+  test('a label writer every 500 ms: a crashed leader is replaced within leaseDuration + 2 s', async (t) => {
+    const leaseName = uniqueLeaseName('labels');
+    const history: LeadershipRecord[] = [];
+    running = makeCandidates(cluster, leaseName, CANDIDATES, history, { releaseOnStop: false });
+    const watch = watchSingleLeader(running, 20);
+    let writes = 0;
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        await admin
+          .patchNamespacedLease(
+            {
+              name: leaseName,
+              namespace: cluster.namespace,
+              body: { metadata: { labels: { 'sync.example.com/tick': String(writes) } } },
+            },
+            setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          )
+          .then(() => writes++)
+          .catch(() => undefined); // the Lease may not exist yet
+        await sleep(500);
+      }
+    })();
+    try {
+      running.forEach((c) => c.elector.start());
+      const leader = await waitForLeader(running, (leaseDurationSeconds + 2) * 1000);
+      await sleep(3_000); // the leader keeps leading under the writes
+      assert.equal(leader.elector.isLeader(), true, 'metadata writes do not unseat the leader');
+
+      await leader.elector.stop(); // crash: no release
+      const crashedAtMs = performance.now();
+      const next = await waitUntil('a takeover', (leaseDurationSeconds + 6) * 1000, () =>
+        history.find((h) => h.event === 'started' && h.atMs >= crashedAtMs),
+      );
+      const takeoverMs = next.atMs - crashedAtMs;
+      t.diagnostic(`takeover ${Math.round(takeoverMs)} ms after the crash; ${writes} label writes`);
+      assert.ok(
+        takeoverMs <= (leaseDurationSeconds + 2) * 1000,
+        `takeover took ${Math.round(takeoverMs)} ms`,
+      );
+      assert.ok(writes >= 8, `the writer kept writing (${writes})`);
+      assert.deepEqual(watch.violations, []);
+    } finally {
+      writing = false;
+      await writer;
+      watch.stop();
+      await Promise.all(running.map((c) => c.elector.stop()));
+      running = [];
+    }
+  });
+
+  for (const check of ['isLive', 'signal'] as const) {
+    test(`a leader process paused (SIGSTOP) between two units of work refuses the second (term ${check === 'isLive' ? '.isLive()' : '.signal.aborted'})`, async () => {
+      const leaseName = uniqueLeaseName(`paused-${check.toLowerCase()}`);
+      const worker = fileURLToPath(new URL('../support/paused-worker.js', import.meta.url));
+      const dave = cluster.identities.dave!;
+      const child = spawn(
+        process.execPath,
+        [worker, dave.kubeconfigPath, cluster.namespace, leaseName, 'dave', check],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const events: { event: string; leaseTransitions: number; unit?: number; atMs: number }[] = [];
+      createInterface({ input: child.stdout! }).on('line', (line) =>
+        events.push({ ...JSON.parse(line), atMs: performance.now() }),
+      );
+      const history: LeadershipRecord[] = [];
+      running = makeCandidates(cluster, leaseName, ['bob'], history, { releaseOnStop: false });
+      try {
+        await waitUntil('the worker leads and works', 20_000, () =>
+          events.filter((e) => e.event === 'unit').length >= 3 ? true : undefined,
+        );
+        running[0]!.elector.start();
+        await sleep(1_500); // bob has seen dave's record
+
+        child.kill('SIGSTOP');
+        const stoppedAtMs = performance.now();
+        const lastUnit = events.filter((e) => e.event === 'unit').at(-1)!;
+        const successor = await waitUntil('bob takes over', (leaseDurationSeconds + 4) * 1000, () =>
+          history.find((h) => h.event === 'started'),
+        );
+        assert.ok(successor.atMs - stoppedAtMs >= (leaseDurationSeconds - 1.5) * 1000);
+        child.kill('SIGCONT');
+        const resumedAtMs = performance.now();
+
+        const refused = await waitUntil('the worker refuses the next unit', 5_000, () =>
+          events.find((e) => e.event === 'refused'),
+        );
+        assert.equal(refused.leaseTransitions, lastUnit.leaseTransitions);
+        assert.equal(refused.unit, lastUnit.unit! + 1, 'refused right at the next unit');
+        const late = events.filter((e) => e.event === 'unit' && e.atMs >= resumedAtMs);
+        assert.deepEqual(late, [], 'no unit of work after waking');
+        assert.equal(successor.leaseTransitions, lastUnit.leaseTransitions + 1);
+        const lease = await admin.readNamespacedLease({
+          name: leaseName,
+          namespace: cluster.namespace,
+        });
+        assert.equal(lease.spec?.holderIdentity, 'bob');
+      } finally {
+        child.kill('SIGCONT');
+        child.kill('SIGKILL');
+        await Promise.all(running.map((c) => c.elector.stop()));
+        running = [];
+      }
+    });
+  }
+});
