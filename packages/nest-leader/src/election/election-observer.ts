@@ -9,12 +9,17 @@
  * Every event carries `election`: the elector's `name` (client-go's `LeaderElectionConfig.Name`).
  */
 
-import type { LeaderTermEndReason, LeaseApiErrorKind } from '../errors.js';
+import type { KubernetesApiErrorKind, LeaderTermEndReason } from '../errors.js';
 import type { LockOperation } from '../locks/resource-lock.js';
 import type { LeaderTerm } from './leader-elector.options.js';
 
-/** How one lock request ended: `'success'`, or why it failed. */
-export type LockRequestOutcome = 'success' | LeaseApiErrorKind | 'aborted' | 'unknown';
+/**
+ * How one lock request ended: `'success'`; `'not-found'` for a `get` of a missing record;
+ * else why it failed — a {@link KubernetesApiErrorKind} (`'conflict'` also for a
+ * `LockConflictError` of any lock, `'timeout'` for the elector's per-request timeout),
+ * `'aborted'` (the elector stopped or the term ended meanwhile) or `'unknown'`.
+ */
+export type LockRequestOutcome = 'success' | KubernetesApiErrorKind | 'aborted' | 'unknown';
 
 /** Fields every observation carries. */
 export interface ElectionObservation {

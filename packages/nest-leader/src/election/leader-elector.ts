@@ -7,7 +7,7 @@ import {
   LeaderElectionError,
   LeaderTermEndedError,
   type LeaderTermEndReason,
-  LeaseApiError,
+  KubernetesApiError,
   LockConflictError,
 } from '../errors.js';
 import { electionMessages, healthMessages } from '../messages.js';
@@ -788,7 +788,11 @@ export class LeaderElector {
       return;
     }
     const kind =
-      error instanceof LeaseApiError ? error.kind : error instanceof Error ? error.name : 'unknown';
+      error instanceof KubernetesApiError
+        ? error.kind
+        : error instanceof Error
+          ? error.name
+          : 'unknown';
     if (kind === 'forbidden' && this.lockWorked) {
       const nowMs = this.clock.nowMs();
       this.deniedSinceMs ??= nowMs;
@@ -802,7 +806,7 @@ export class LeaderElector {
         return;
       }
     }
-    const configurationProblem = error instanceof LeaseApiError && !error.transient;
+    const configurationProblem = error instanceof KubernetesApiError && !error.transient;
     this.failures.report(`${operation}:${kind}`, configurationProblem ? 'error' : 'warn', message);
   }
 
@@ -845,7 +849,7 @@ function validTransitions(value: number): number {
 
 /** A write or read of a record that no longer exists (HTTP 404 on PUT). */
 function isNotFound(error: unknown): boolean {
-  return error instanceof LeaseApiError && error.kind === 'not-found';
+  return error instanceof KubernetesApiError && error.kind === 'not-found';
 }
 
 /** How a failed lock request ended, for the observer. */
@@ -855,7 +859,7 @@ function requestOutcome(
   parent: AbortSignal,
 ): LockRequestOutcome {
   if (error instanceof LockConflictError) return 'conflict';
-  if (error instanceof LeaseApiError) return error.kind;
+  if (error instanceof KubernetesApiError) return error.kind;
   if (parent.aborted) return 'aborted';
   if (request.aborted) return 'timeout';
   return 'unknown';
