@@ -155,10 +155,10 @@ export class LeaderElector {
   private sharedIdentitySuspected = false;
   /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
   private ownTransitions: number | undefined;
-  /** Some lock request succeeded with these credentials (a later 403 may be a cache sync). */
-  private lockWorked = false;
-  /** When the current run of 403s began, if one is going on. */
-  private deniedSinceMs: number | undefined;
+  /** Lock verbs that succeeded with these credentials: a later 403 on one may be a cache sync. */
+  private readonly workedOperations = new Set<LockOperation>();
+  /** Per verb, when the current run of 403s began, if one is going on. */
+  private readonly deniedSinceMs = new Map<LockOperation, number>();
   private state: 'new' | 'running' | 'stopping' | 'stopped' | 'lost' | 'failed' = 'new';
   private loopError: unknown;
   private runController: AbortController | undefined;
@@ -761,8 +761,8 @@ export class LeaderElector {
     try {
       const result = await abortable(request(signal), signal);
       if (result === undefined && operation === 'get') outcome = 'not-found';
-      this.lockWorked = true;
-      this.deniedSinceMs = undefined;
+      this.workedOperations.add(operation);
+      this.deniedSinceMs.delete(operation);
       return result;
     } catch (error) {
       outcome = requestOutcome(error, signal, parent);
@@ -776,9 +776,10 @@ export class LeaderElector {
 
   /**
    * Conflicts are normal races (debug); other failures are logged rate-limited. Nothing is
-   * logged when `signal` (the term or the run, not the request timeout) was aborted. A 403
-   * with credentials that worked before is a warning for {@link ACCESS_DENIED_GRACE_MS}
-   * (a restarted API server's RBAC cache), then an error with the RBAC hint.
+   * logged when `signal` (the term or the run, not the request timeout) was aborted. A 403 on
+   * a verb that worked before with these credentials is a warning for
+   * {@link ACCESS_DENIED_GRACE_MS} (a restarted API server's RBAC cache), then an error with
+   * the RBAC hint; a 403 on a verb that never worked is an error at once.
    */
   private reportFailure(operation: LockOperation, error: unknown, signal: AbortSignal): void {
     if (signal.aborted) return;
@@ -793,10 +794,11 @@ export class LeaderElector {
         : error instanceof Error
           ? error.name
           : 'unknown';
-    if (kind === 'forbidden' && this.lockWorked) {
+    if (kind === 'forbidden' && this.workedOperations.has(operation)) {
       const nowMs = this.clock.nowMs();
-      this.deniedSinceMs ??= nowMs;
-      if (nowMs - this.deniedSinceMs < ACCESS_DENIED_GRACE_MS) {
+      const sinceMs = this.deniedSinceMs.get(operation) ?? nowMs;
+      this.deniedSinceMs.set(operation, sinceMs);
+      if (nowMs - sinceMs < ACCESS_DENIED_GRACE_MS) {
         const grace = electionMessages.accessDeniedAfterSuccess(
           operation,
           this.lock.description,

@@ -60,7 +60,7 @@ describe('LeaderElector: logging failures', () => {
     const w = world();
     const { elector, logger } = candidate('a', w);
     elector.start();
-    await w.clock.advance(0);
+    await w.clock.advance(s(4)); // created, then renewed (updated) twice
     const forbidden = new LeaseApiError({
       kind: 'forbidden',
       verb: 'update',
@@ -84,7 +84,7 @@ describe('LeaderElector: logging failures', () => {
     const w = world();
     const { elector, logger } = candidate('a', w);
     elector.start();
-    await w.clock.advance(0);
+    await w.clock.advance(s(4)); // get, update and create all worked
     const forbidden = new LeaseApiError({
       kind: 'forbidden',
       verb: 'get',
@@ -96,9 +96,31 @@ describe('LeaderElector: logging failures', () => {
 
     await w.clock.advance(s(9));
     assert.deepEqual(logger.matching('ERROR', ''), []);
-    await w.clock.advance(s(3));
+    await w.clock.advance(s(5)); // 403s since 6 s: past the 10 s grace at 16 s
 
     assert.equal(logger.matching('ERROR', 'RBAC denies it').length, 1);
+    w.lock.clearFaults();
+    await elector.stop();
+  });
+
+  test('a 403 on a verb that never worked is an error at once, even if others worked', async () => {
+    const w = world();
+    w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 3 });
+    const { elector, logger } = candidate('a', w);
+    const forbidden = new LeaseApiError({
+      kind: 'forbidden',
+      verb: 'update',
+      name: 'test',
+      namespace: 'default',
+      statusCode: 403,
+    });
+    w.lock.failNext('update', forbidden, 1000); // RBAC grants get, not update
+
+    elector.start();
+    await w.clock.advance(0);
+
+    assert.equal(logger.matching('ERROR', 'RBAC denies it').length, 1);
+    assert.deepEqual(logger.matching('WARN', 'authorization cache'), []);
     w.lock.clearFaults();
     await elector.stop();
   });
