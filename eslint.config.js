@@ -60,4 +60,21 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The core (election algorithm and locks) stays framework-free.
+    files: ['packages/nest-leader/src/election/**/*.ts', 'packages/nest-leader/src/locks/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*'],
+              message: 'The core (src/election, src/locks) never imports Nest.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -5,6 +5,7 @@
  * Framework-free: imported by the core (`election/`, `locks/`) and the Nest layer.
  */
 
+import type { KubernetesApiErrorKind, LeaderTermEndReason } from './errors.interfaces.js';
 import type { LockOperation } from './locks/resource-lock.js';
 import {
   invalidOptionMessage,
@@ -47,13 +48,16 @@ export class InvalidLeaderElectionOptionError extends LeaderElectionError {
    * @param option - the option's name as the user spelled it, e.g. `renewDeadlineSeconds`
    * @param rule - the rule it breaks, e.g. `must be less than leaseDurationSeconds (15)`
    * @param value - the offending value (described, redacted, in the message)
+   * @param election - the Nest layer's election the option belongs to (named in the message),
+   *   if any
    */
   constructor(
     readonly option: string,
     readonly rule: string,
     value?: unknown,
+    readonly election?: string,
   ) {
-    super(invalidOptionMessage(option, rule, value));
+    super(invalidOptionMessage(option, rule, value, election));
     Object.defineProperty(this, 'value', { value, enumerable: false });
   }
 }
@@ -79,30 +83,11 @@ export class LockConflictError extends LeaderElectionError {
   }
 }
 
-/**
- * How a failed Kubernetes API call is classified:
- * - `unauthorized` (401) and `forbidden` (403): fix credentials or RBAC.
- * - `configuration`: the kubeconfig cannot work as written — its exec credential plugin failed,
- *   a client certificate or key file is missing, the server's certificate does not verify
- *   against the configured CA, or the server URL's scheme is wrong (`http://` to an HTTPS
- *   port). Found out before or while connecting, never by the API server.
- * - `not-found` (404 outside `get`), `conflict` (409 outside create/update), `invalid` (400/422
- *   and other 4xx): the request or object is wrong.
- * - `transient` (429, 5xx, network errors) and `timeout` (our per-request deadline): retried
- *   within the election's deadlines.
- */
-export type KubernetesApiErrorKind =
-  | 'forbidden'
-  | 'unauthorized'
-  | 'configuration'
-  | 'not-found'
-  | 'conflict'
-  | 'invalid'
-  | 'transient'
-  | 'timeout';
-
-/** The former name of {@link KubernetesApiErrorKind}, kept for existing code. */
-export type LeaseApiErrorKind = KubernetesApiErrorKind;
+export type {
+  KubernetesApiErrorKind,
+  LeaderTermEndReason,
+  LeaseApiErrorKind,
+} from './errors.interfaces.js';
 
 /**
  * A Kubernetes API call of a lock failed (see `classifyKubernetesApiError`). The message names
@@ -182,10 +167,6 @@ export class KubeConfigError extends LeaderElectionError {
   }
 }
 
-/** Why a leader term ended; the reason of an aborted {@link LeaderTerm.signal}. */
-export type LeaderTermEndReason =
-  'stopped' | 'renew-deadline-exceeded' | 'lease-taken-over' | 'lease-deleted' | 'election-failed';
-
 /**
  * The abort reason of a term's `signal`: the term ended, and work started under it should
  * stop. `reason` says why.
@@ -227,5 +208,52 @@ export class LeaderModuleNotImportedError extends LeaderElectionError {
     readonly methodName: string,
   ) {
     super(nestMessages.leaderModuleNotImported(className, methodName));
+  }
+}
+
+/**
+ * A `@LeaderOnly()` method or a leadership event handler names an election that is not
+ * registered in the application. Thrown at bootstrap (when the application initializes).
+ */
+export class UnknownElectionError extends LeaderElectionError {
+  override name = 'UnknownElectionError';
+
+  /**
+   * @param election - the name that was asked for
+   * @param knownElections - the names registered in the application
+   * @param className - class of the method that asked, if any
+   * @param methodName - the method that asked, if any
+   */
+  constructor(
+    readonly election: string,
+    readonly knownElections: readonly string[],
+    readonly className?: string,
+    readonly methodName?: string,
+  ) {
+    super(nestMessages.unknownElection(election, knownElections, className, methodName));
+  }
+}
+
+/** Two elections of one application share a name. Thrown when the application is created. */
+export class DuplicateElectionError extends LeaderElectionError {
+  override name = 'DuplicateElectionError';
+
+  /** @param election - the name registered twice */
+  constructor(readonly election: string) {
+    super(nestMessages.duplicateElection(election));
+  }
+}
+
+/**
+ * One object (a shared `useValue` instance, or the prototype of a request-scoped or transient
+ * class) holds `@LeaderOnly()` methods in two Nest applications alive at once: its calls cannot
+ * tell which application's elections decide. Thrown at bootstrap of the second application.
+ */
+export class LeaderOnlyBindingConflictError extends LeaderElectionError {
+  override name = 'LeaderOnlyBindingConflictError';
+
+  /** @param className - class of the shared object */
+  constructor(readonly className: string | undefined) {
+    super(nestMessages.bindingConflict(className));
   }
 }

@@ -72,25 +72,43 @@ export {
 export { LeaderModule } from './leader.module.js';
 export type { LeaderModuleExtras } from './leader.module-definition.js';
 export type {
+  ElectionModuleExtras,
+  ElectionOptions,
+  ElectionOptionsFactory,
   LeaderLockKind,
   LeaderModuleOptions,
   LeaderModuleOptionsFactory,
+  RegisterElectionAsyncOptions,
+  RegisterElectionOptions,
 } from './leader-module-options.interface.js';
-export { LeaderElectionService } from './leader-election.service.js';
+export { DEFAULT_ELECTION_NAME, LeadershipEvent } from './leader.constants.js';
+export { LeaderElectionService } from './elections/leader-election.service.js';
+export type { ManagedElector, ResolvedElectionOptions } from './elections/elections.interfaces.js';
 export {
-  LeaderOnly,
-  type FollowerBehaviour,
-  type FollowerContext,
-  type LeaderOnlyOptions,
-} from './decorators/leader-only.decorator.js';
+  getElectionCallbacksToken,
+  getElectionLockToken,
+  getElectionObserverToken,
+  getElectionOptionsToken,
+  getLeaderElectionToken,
+  getLeaderElectorToken,
+} from './elections/election.tokens.js';
+export { InjectElection } from './elections/inject-election.decorator.js';
+export { LeaderOnly } from './leader-only/leader-only.decorator.js';
+export type {
+  FollowerBehaviour,
+  FollowerContext,
+  HandlerKind,
+  LeaderOnlyOptions,
+} from './leader-only/leader-only.interfaces.js';
+export { currentTerm } from './leader-only/leader-term.context.js';
+export {
+  NotLeaderException,
+  type NotLeaderResponseBody,
+} from './leader-only/not-leader.exception.js';
+export { NotLeaderExceptionFilter } from './leader-only/not-leader.filter.js';
 export {
   OnLeaderChanged,
   OnLeadershipAcquired,
   OnLeadershipLost,
-} from './decorators/leadership-events.decorator.js';
-export { LeadershipEvent } from './leader.constants.js';
-export type { HandlerKind } from './leader-metadata.accessor.js';
-export { currentTerm } from './leader-term.context.js';
-export { NotLeaderException, type NotLeaderResponseBody } from './not-leader.exception.js';
-export { NotLeaderExceptionFilter } from './not-leader.filter.js';
-export { LeaderHealthIndicator, type LeaderHealthIndicatorResult } from './leader.health.js';
+} from './leadership-events/leadership-events.decorator.js';
+export { LeaderHealthIndicator, type LeaderHealthIndicatorResult } from './health/leader.health.js';

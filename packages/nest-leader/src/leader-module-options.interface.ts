@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { FactoryProvider, ModuleMetadata, Provider, Type } from '@nestjs/common';
 import type { Clock } from './election/clock.js';
 import type { LockKind } from './locks/lock-selection.js';
 import type { ResourceLock } from './locks/resource-lock.js';
@@ -12,11 +13,11 @@ import type { ResourceLock } from './locks/resource-lock.js';
  *   configuration exists at all (one host only; logged once).
  * - `'kubernetes'`: a `coordination.k8s.io/v1` Lease; fails at bootstrap if no cluster is configured.
  * - `'file'`: a `FileLock` in the OS temp directory: replicas on one host (local development).
- * - `'memory'`: a `MemoryLock` private to this application: always leader, for tests.
+ * - `'memory'`: a `MemoryLock` private to this election: always leader, for tests.
  */
 export type LeaderLockKind = LockKind;
 
-/** Options of `LeaderModule.forRoot()`/`forRootAsync()`. */
+/** Options of `LeaderModule.forRoot()`/`forRootAsync()`: the default election, and defaults of every named one. */
 export interface LeaderModuleOptions {
   /** Name of the Lease (a DNS-1123 subdomain), shared by every replica that competes. Required. */
   leaseName: string;
@@ -38,7 +39,10 @@ export interface LeaderModuleOptions {
    * at once instead of after `leaseDurationSeconds`. Default true.
    */
   releaseOnShutdown?: boolean;
-  /** Where the Lease lives: a {@link LeaderLockKind} or your own `ResourceLock`. Default `'auto'`. */
+  /**
+   * Where the Lease lives: a {@link LeaderLockKind} or your own `ResourceLock`. Default `'auto'`.
+   * Named elections inherit a kind, never a `ResourceLock` instance (one lock is one Lease).
+   */
   lock?: LeaderLockKind | ResourceLock;
   /**
    * Kubernetes client configuration for the Lease: a loaded `KubeConfig`, or the path of a
@@ -78,4 +82,52 @@ export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] 
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */
 export interface LeaderModuleOptionsFactory {
   createLeaderOptions(): LeaderModuleOptions | Promise<LeaderModuleOptions>;
+}
+
+/**
+ * The options of one named election, without its name: its own `leaseName` (required) and any
+ * option of {@link LeaderModuleOptions} to override the defaults `LeaderModule.forRoot()` set.
+ */
+export type ElectionOptions = Partial<LeaderModuleOptions> & Pick<LeaderModuleOptions, 'leaseName'>;
+
+/** Options of `LeaderModule.registerElection()` that shape the module rather than the election. */
+export interface ElectionModuleExtras {
+  /**
+   * The election's name (`@LeaderOnly('shard-a')`, `@InjectElection('shard-a')`): non-empty,
+   * unique in the application, not `'default'` (that is `forRoot()`'s election).
+   */
+  name: string;
+  /**
+   * Register the election's providers globally, so `@InjectElection(name)` works in every
+   * module. Default true: one election is one elector per application.
+   */
+  isGlobal?: boolean;
+  /**
+   * Providers added to the election's module after its own, so they replace them: a
+   * `ResourceLock` under `getElectionLockToken(name)`, an `ElectionObserver` under
+   * `getElectionObserverToken(name)`, or the whole elector under `getLeaderElectorToken(name)`.
+   */
+  providers?: Provider[];
+}
+
+/** Options of `LeaderModule.registerElection()`. */
+export interface RegisterElectionOptions extends ElectionOptions, ElectionModuleExtras {}
+
+/** What `registerElectionAsync({ useClass })` / `({ useExisting })` provides. */
+export interface ElectionOptionsFactory {
+  /** @param name - the election's name, as given to `registerElectionAsync` */
+  createElectionOptions(name: string): ElectionOptions | Promise<ElectionOptions>;
+}
+
+/**
+ * Options of `LeaderModule.registerElectionAsync()`: the name is static (it names the
+ * election's providers); the rest comes from `useFactory` (with `inject`), `useClass` or
+ * `useExisting`, as `@nestjs/bullmq`'s `registerQueueAsync`.
+ */
+export interface RegisterElectionAsyncOptions
+  extends ElectionModuleExtras, Pick<ModuleMetadata, 'imports'> {
+  useFactory?: (...args: never[]) => ElectionOptions | Promise<ElectionOptions>;
+  inject?: FactoryProvider['inject'];
+  useClass?: Type<ElectionOptionsFactory>;
+  useExisting?: Type<ElectionOptionsFactory>;
 }

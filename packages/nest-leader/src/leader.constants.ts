@@ -1,9 +1,17 @@
-/** Metadata keys and defaults of the Nest layer. */
+/** Metadata keys, names and defaults of the Nest layer. */
 
-/** Set on a `@LeaderOnly()` wrapper function; the value is its {@link LeaderOnlyOptions}. */
+/**
+ * Name of the election `LeaderModule.forRoot()` configures, and the election `@LeaderOnly()`,
+ * the leadership event decorators, `currentTerm()` and `@InjectElection()` use when no name is
+ * given (as @nestjs/typeorm's `'default'` data source). It is also the `name` the elector
+ * reports to its `ElectionObserver`.
+ */
+export const DEFAULT_ELECTION_NAME = 'default';
+
+/** Set on a `@LeaderOnly()` wrapper function; the value is its resolved `LeaderOnlyOptions`. */
 export const LEADER_ONLY_METADATA = 'nest-leader:leader-only';
 
-/** Set on a leadership event handler; the value is a `LeadershipEvent[]`. */
+/** Set on a leadership event handler; the value is a `LeadershipEventBinding[]`. */
 export const LEADERSHIP_EVENT_METADATA = 'nest-leader:leadership-event';
 
 /** `@nestjs/microservices`' `PATTERN_METADATA`, spelled out so that package stays optional. */

@@ -1,13 +1,20 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
 import type { LeaderModuleOptions } from './leader-module-options.interface.js';
 
 /** Extra options of `forRoot`/`forRootAsync` that shape the module rather than the election. */
 export interface LeaderModuleExtras {
   /**
-   * Register the module globally, so `LeaderElectionService` can be injected everywhere.
-   * Default true: an application has one elector, like it has one scheduler.
+   * Register the module globally, so `LeaderElectionService` (and `forRoot()`'s options, the
+   * defaults of named elections) can be injected everywhere. Default true: an application has
+   * one default election, like it has one scheduler.
    */
   isGlobal?: boolean;
+  /**
+   * Providers added to the module after the default election's own, so they replace them: a
+   * `ResourceLock` under `getElectionLockToken()`, an `ElectionObserver` under
+   * `getElectionObserverToken()`, or the whole elector under `getLeaderElectorToken()`.
+   */
+  providers?: Provider[];
 }
 
 export const {
@@ -18,7 +25,7 @@ export const {
 } = new ConfigurableModuleBuilder<LeaderModuleOptions>({ moduleName: 'Leader' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createLeaderOptions')
-  .setExtras<LeaderModuleExtras>({ isGlobal: true }, (definition, extras) => ({
+  .setExtras<LeaderModuleExtras>({ isGlobal: true, providers: [] }, (definition, extras) => ({
     ...definition,
     global: extras.isGlobal,
   }))

@@ -1,46 +1,47 @@
-import { type DynamicModule, Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
-import { InFlightRegistry } from './in-flight.registry.js';
-import { LeaderElectionService } from './leader-election.service.js';
-import { LeaderExplorer } from './leader.explorer.js';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import {
+  createElectionProviders,
+  electionExports,
+  getElectionGivenOptionsToken,
+} from './elections/election.providers.js';
+import { validateElectionName } from './elections/election-options.resolver.js';
+import { DEFAULT_ELECTION_NAME } from './leader.constants.js';
+import { LeaderCoreModule } from './leader-core.module.js';
 import {
   ASYNC_OPTIONS_TYPE,
   ConfigurableModuleClass,
+  LEADER_MODULE_OPTIONS,
   OPTIONS_TYPE,
 } from './leader.module-definition.js';
-import { LeaderOnlyGate } from './leader-only.gate.js';
-import { LeadershipEventsDispatcher } from './leadership-events.dispatcher.js';
+import type {
+  ElectionOptionsFactory,
+  RegisterElectionAsyncOptions,
+  RegisterElectionOptions,
+} from './leader-module-options.interface.js';
 
 /**
- * Kubernetes Lease leader election for a Nest application: one elector per application,
- * `@LeaderOnly()` gating, leadership events, and the `LeaderElectionService`. Import it once,
- * in the root module; it is global unless `isGlobal: false`.
+ * Kubernetes Lease leader election for a Nest application: `forRoot()` configures the default
+ * election (`'default'`: `@LeaderOnly()`, `LeaderElectionService`) and the defaults of named
+ * ones; `registerElection({ name, leaseName })` adds a named election with its own Lease,
+ * timings, lock, identity and terms (`@LeaderOnly(name)`, `@InjectElection(name)`), in the
+ * style of @nestjs/bullmq's `forRoot` + `registerQueue`. Modules are global unless
+ * `isGlobal: false`.
  */
-@Module({
-  imports: [DiscoveryModule],
-  providers: [
-    LeaderElectionService,
-    LeaderOnlyGate,
-    InFlightRegistry,
-    LeadershipEventsDispatcher,
-    LeaderExplorer,
-  ],
-  exports: [LeaderElectionService],
-})
+@Module({})
 export class LeaderModule extends ConfigurableModuleClass {
   /**
-   * Configures the election with static options.
+   * Configures the default election (and the defaults of named elections) with static options.
    * @throws InvalidLeaderElectionOptionError (when the application is created) naming the
    *   invalid option and its rule.
    * @example `LeaderModule.forRoot({ leaseName: 'billing-worker' })`
    */
   static override forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
-    return super.forRoot(options);
+    return withDefaultElection(super.forRoot(options), options.providers);
   }
 
   /**
-   * Configures the election with options built by a provider: `{ imports, inject, useFactory }`,
-   * `{ useClass }` or `{ useExisting }` (a `LeaderModuleOptionsFactory`).
+   * Configures the default election with options built by a provider: `{ imports, inject,
+   * useFactory }`, `{ useClass }` or `{ useExisting }` (a `LeaderModuleOptionsFactory`).
    * @example
    * ```ts
    * LeaderModule.forRootAsync({
@@ -51,6 +52,90 @@ export class LeaderModule extends ConfigurableModuleClass {
    * ```
    */
   static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
-    return super.forRootAsync(options);
+    return withDefaultElection(super.forRootAsync(options), options.providers);
   }
+
+  /**
+   * Adds a named election: its own Lease (`leaseName`), and any option of `forRoot()` to
+   * override the defaults `forRoot()` set (without `forRoot()`, the library's defaults).
+   * @throws InvalidLeaderElectionOptionError for an empty name or `'default'` (at once), and
+   *   for invalid options when the application is created, naming the option and the election.
+   * @example `LeaderModule.registerElection({ name: 'shard-a', leaseName: 'orders-shard-a' })`
+   */
+  static registerElection(options: RegisterElectionOptions): DynamicModule {
+    const { name, isGlobal, providers, ...electionOptions } = options;
+    return electionModule(validateElectionName(name), isGlobal, providers, [
+      { provide: getElectionGivenOptionsToken(name), useValue: electionOptions },
+    ]);
+  }
+
+  /**
+   * Adds a named election whose options come from a provider: `{ name, imports, inject,
+   * useFactory }`, `{ name, useClass }` or `{ name, useExisting }` (an
+   * `ElectionOptionsFactory`). The name is static: it names the election's providers.
+   * @throws InvalidLeaderElectionOptionError as {@link LeaderModule.registerElection}.
+   */
+  static registerElectionAsync(options: RegisterElectionAsyncOptions): DynamicModule {
+    const name = validateElectionName(options.name);
+    const token = getElectionGivenOptionsToken(name);
+    const given: Provider[] = [];
+    if (options.useFactory) {
+      given.push({ provide: token, useFactory: options.useFactory, inject: options.inject ?? [] });
+    } else {
+      const factoryClass = options.useClass ?? options.useExisting;
+      if (!factoryClass) {
+        throw new TypeError(
+          `LeaderModule.registerElectionAsync({ name: '${name}' }) needs useFactory, useClass or useExisting.`,
+        );
+      }
+      if (options.useClass) given.push(options.useClass);
+      given.push({
+        provide: token,
+        inject: [factoryClass],
+        useFactory: (factory: ElectionOptionsFactory) => factory.createElectionOptions(name),
+      });
+    }
+    const module = electionModule(name, options.isGlobal, options.providers, given);
+    return { ...module, imports: [...(options.imports ?? []), ...(module.imports ?? [])] };
+  }
+}
+
+/** `forRoot()`'s module plus the default election; user providers last, so they replace ours. */
+function withDefaultElection(
+  definition: DynamicModule,
+  userProviders: Provider[] = [],
+): DynamicModule {
+  return {
+    ...definition,
+    imports: [...(definition.imports ?? []), LeaderCoreModule],
+    providers: [
+      ...(definition.providers ?? []),
+      {
+        provide: getElectionGivenOptionsToken(DEFAULT_ELECTION_NAME),
+        useExisting: LEADER_MODULE_OPTIONS,
+      },
+      ...createElectionProviders(DEFAULT_ELECTION_NAME),
+      ...userProviders,
+    ],
+    exports: [
+      ...(definition.exports ?? []),
+      LEADER_MODULE_OPTIONS,
+      ...electionExports(DEFAULT_ELECTION_NAME),
+    ],
+  };
+}
+
+function electionModule(
+  name: string,
+  isGlobal = true,
+  userProviders: Provider[] = [],
+  given: Provider[],
+): DynamicModule {
+  return {
+    module: LeaderModule,
+    global: isGlobal,
+    imports: [LeaderCoreModule],
+    providers: [...given, ...createElectionProviders(name), ...userProviders],
+    exports: electionExports(name),
+  };
 }

@@ -4,7 +4,7 @@
  */
 
 import { inspect } from 'node:util';
-import type { KubernetesApiErrorKind, LeaderTermEndReason } from './errors.js';
+import type { KubernetesApiErrorKind, LeaderTermEndReason } from './errors.interfaces.js';
 import type { LockOperation } from './locks/resource-lock.js';
 
 // ---------------------------------------------------------------------------
@@ -66,8 +66,14 @@ function seconds(ms: number): string {
 }
 
 /** Message of `InvalidLeaderElectionOptionError`. */
-export function invalidOptionMessage(option: string, rule: string, value: unknown): string {
-  return `Invalid leader election option ${quoted(option)}: ${rule} (got ${describeOptionValue(value)}).`;
+export function invalidOptionMessage(
+  option: string,
+  rule: string,
+  value: unknown,
+  election?: string,
+): string {
+  const of = election === undefined ? '' : ` of election ${quoted(election)}`;
+  return `Invalid leader election option ${quoted(option)}${of}: ${rule} (got ${describeOptionValue(value)}).`;
 }
 
 /** Message of `LockConflictError`. */
@@ -351,6 +357,8 @@ export function errorText(error: unknown): string {
 
 /** What the Nest layer logs once when the elector starts. */
 export interface NestStartDetails {
+  /** The election's name (`'default'` for `forRoot()`'s). */
+  election: string;
   identity: string;
   /** The lock's description, e.g. `Lease default/billing-worker`. */
   lock: string;
@@ -365,7 +373,7 @@ export interface NestStartDetails {
 /** Messages of `LeaderModule`, `LeaderElectionService`, `@LeaderOnly()` and friends. */
 export const nestMessages = {
   starting: (d: NestStartDetails) =>
-    `Leader election starting: identity "${d.identity}", lock ${d.kind} (${d.lock})` +
+    `Leader election ${d.election === 'default' ? '' : `"${d.election}" `}starting: identity "${d.identity}", lock ${d.kind} (${d.lock})` +
     `${d.namespace ? `, namespace "${d.namespace}"` : ''}, leaseDuration ${d.leaseDurationSeconds}s, ` +
     `renewDeadline ${d.renewDeadlineSeconds}s, retryPeriod ${d.retryPeriodSeconds}s, ` +
     `shutdownGrace ${d.shutdownGraceMs}ms.`,
@@ -376,9 +384,31 @@ export const nestMessages = {
       : 'This replica is not the leader; no leader is known yet.',
   skipped: (className: string, methodName: string, leader: string | undefined) =>
     `Skipped ${className}.${methodName}(): not the leader (leader: ${leader ? `"${leader}"` : 'none'}).`,
-  drainTimedOut: (count: number, graceMs: number) =>
-    `${count} leader-only invocation(s) still running after shutdownGraceMs (${graceMs}ms); ` +
-    'giving up leadership anyway.',
+  drainTimedOut: (election: string, count: number, graceMs: number) =>
+    `${count} leader-only invocation(s) of election "${election}" still running after ` +
+    `shutdownGraceMs (${graceMs}ms); giving up leadership anyway.`,
+  electionNameRule:
+    "must be a non-empty string other than 'default' (the election of LeaderModule.forRoot())",
+  unknownElection: (
+    election: string,
+    known: readonly string[],
+    className: string | undefined,
+    methodName: string | undefined,
+  ) =>
+    `${className && methodName ? `${className}.${methodName}() uses` : 'Asked for'} election ` +
+    `"${election}", which is not registered in this application. Known elections: ` +
+    `${known.length ? known.map((name) => `"${name}"`).join(', ') : '(none)'}. Register it with ` +
+    (election === 'default'
+      ? 'LeaderModule.forRoot().'
+      : `LeaderModule.registerElection({ name: '${election}', leaseName: … }).`),
+  duplicateElection: (election: string) =>
+    `Election "${election}" is registered twice in this application: give every ` +
+    'LeaderModule.registerElection() its own name (and forRoot() only once).',
+  bindingConflict: (className: string | undefined) =>
+    `${className ?? 'An object'} has @LeaderOnly() methods in two Nest applications that are ` +
+    'alive at once (a shared useValue instance, or a request-scoped or transient class): its ' +
+    'calls cannot tell which application decides. Close the first application, or give each ' +
+    'application its own instance.',
   handlerFailed: (handler: string, event: string, error: unknown) =>
     `Leadership ${event} handler ${handler} failed; ignored: ${errorText(error)}`,
   nonStaticHandler: (handler: string) =>

@@ -1,44 +1,33 @@
-import { Injectable, Logger } from '@nestjs/common';
-import type { FollowerContext, LeaderOnlyOptions } from './decorators/leader-only.decorator.js';
-import { InFlightRegistry } from './in-flight.registry.js';
-import { LeaderElectionService } from './leader-election.service.js';
-import type { HandlerKind } from './leader-metadata.accessor.js';
+import { Logger } from '@nestjs/common';
+import { nestMessages } from '../messages.js';
+import type { InFlightTracker } from './in-flight.tracker.js';
 import { runInTerm } from './leader-term.context.js';
-import { nestMessages } from './messages.js';
+import type {
+  FollowerContext,
+  GatedElection,
+  LeaderOnlyGateLike,
+  LeaderOnlyInvocation,
+} from './leader-only.interfaces.js';
 import { NotLeaderException } from './not-leader.exception.js';
 
-/** One call of a `@LeaderOnly()` method, as the wrapper hands it over. */
-export interface LeaderOnlyInvocation {
-  readonly instance: object;
-  readonly methodName: string;
-  readonly args: readonly unknown[];
-  readonly kind: HandlerKind;
-  /** The original is an `async` function: answer with promises, never throw synchronously. */
-  readonly isAsync: boolean;
-  readonly options: LeaderOnlyOptions;
-  /** Calls the original method with the call's `this` and arguments. */
-  run(): unknown;
-}
-
 /**
- * Decides each `@LeaderOnly()` call: on the leader (and before shutdown began) it runs the
- * method inside its term and tracks it until it settles; on a follower it applies the
- * method's follower behaviour.
+ * Decides each `@LeaderOnly()` call of one election: on its leader (and before shutdown began)
+ * it runs the method inside the election's term and tracks it until it settles; on a follower
+ * it applies the method's follower behaviour.
  */
-@Injectable()
-export class LeaderOnlyGate {
+export class LeaderOnlyGate implements LeaderOnlyGateLike {
   private readonly logger = new Logger('LeaderOnly');
 
   constructor(
-    private readonly election: LeaderElectionService,
-    private readonly inFlight: InFlightRegistry,
+    private readonly election: GatedElection,
+    private readonly inFlight: InFlightTracker,
   ) {}
 
   invoke(invocation: LeaderOnlyInvocation): unknown {
     // `term` re-checks the renew deadline at call time (undefined once it passed).
     const term = this.election.term;
     if (term && this.inFlight.accepting) {
-      return this.inFlight.track(() => runInTerm(term, () => invocation.run()));
+      return this.inFlight.track(() => runInTerm(this.election.name, term, () => invocation.run()));
     }
     return this.asFollower(invocation);
   }
@@ -50,6 +39,7 @@ export class LeaderOnlyGate {
       methodName,
       args,
       kind,
+      election: this.election.name,
       identity: this.election.identity,
       leader: this.election.leader,
     };

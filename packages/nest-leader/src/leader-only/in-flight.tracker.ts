@@ -1,16 +1,15 @@
-import { Injectable } from '@nestjs/common';
-import type { Clock } from './election/clock.js';
+import type { Clock } from '../election/clock.js';
 
 /**
- * Tracks running `@LeaderOnly()` invocations (and leadership-lost handlers) so leadership is
- * not given up under them: shutdown and step-down wait in {@link InFlightRegistry.drain}.
+ * Tracks the running `@LeaderOnly()` invocations (and leadership-lost handlers) of one election
+ * so its leadership is not given up under them: shutdown and step-down wait in
+ * {@link InFlightTracker.drain}.
  */
-@Injectable()
-export class InFlightRegistry {
+export class InFlightTracker {
   private open = true;
   private readonly pending = new Set<Promise<void>>();
 
-  /** False once {@link InFlightRegistry.close} was called: start no new leader-only work. */
+  /** False once {@link InFlightTracker.close} was called: start no new leader-only work. */
   get accepting(): boolean {
     return this.open;
   }

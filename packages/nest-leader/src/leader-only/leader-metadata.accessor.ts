@@ -1,29 +1,21 @@
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import type { LeaderOnlyOptions } from './decorators/leader-only.decorator.js';
 import {
   LEADER_ONLY_METADATA,
   LEADERSHIP_EVENT_METADATA,
-  type LeadershipEvent,
   MESSAGE_PATTERN_METADATA,
-} from './leader.constants.js';
-
-/**
- * What a `@LeaderOnly()` method is to Nest, which decides its default follower behaviour:
- * `http` — a controller route handler (`@Get`, `@Post`…); `rpc` — a microservice message or
- * event handler (`@MessagePattern`, `@EventPattern`); `other` — anything else (scheduled
- * jobs, event listeners, plain calls).
- */
-export type HandlerKind = 'http' | 'rpc' | 'other';
+} from '../leader.constants.js';
+import type { LeadershipEventBinding } from '../leadership-events/leadership-events.interfaces.js';
+import type { HandlerKind, LeaderOnlyMetadata } from './leader-only.interfaces.js';
 
 /** Reads the Nest layer's metadata, and the route/pattern metadata it cares about, off a method. */
 export const leaderMetadata = {
   /** The `@LeaderOnly()` options of a wrapped method, or `undefined` if it is not wrapped. */
-  leaderOnly(method: unknown): LeaderOnlyOptions | undefined {
+  leaderOnly(method: unknown): LeaderOnlyMetadata | undefined {
     return isFunction(method) ? Reflect.getOwnMetadata(LEADER_ONLY_METADATA, method) : undefined;
   },
 
-  /** The leadership events a method listens to (none for most methods). */
-  leadershipEvents(method: unknown): readonly LeadershipEvent[] {
+  /** The leadership events (with their election) a method listens to (none for most methods). */
+  leadershipEvents(method: unknown): readonly LeadershipEventBinding[] {
     return (isFunction(method) && Reflect.getOwnMetadata(LEADERSHIP_EVENT_METADATA, method)) || [];
   },
 

@@ -1,0 +1,163 @@
+import { Logger, type Provider } from '@nestjs/common';
+import { type ElectionObserver, noopElectionObserver } from '../election/election-observer.js';
+import { LeaderElector } from '../election/leader-elector.js';
+import type { LeaderCallbacks } from '../election/leader-elector.options.js';
+import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
+import { LEADER_MODULE_OPTIONS } from '../leader.module-definition.js';
+import type { ElectionOptions, LeaderModuleOptions } from '../leader-module-options.interface.js';
+import { LeaderOnlyGate } from '../leader-only/leader-only.gate.js';
+import type { ResourceLock } from '../locks/resource-lock.js';
+import { nestMessages } from '../messages.js';
+import { toElectionLogger } from '../nest-logger.adapter.js';
+import { ElectionDirectory } from './election.directory.js';
+import { ElectionOrchestrator } from './election.orchestrator.js';
+import {
+  getElectionCallbacksToken,
+  getElectionLockToken,
+  getElectionObserverToken,
+  getElectionOptionsToken,
+  getLeaderElectionToken,
+  getLeaderElectorToken,
+} from './election.tokens.js';
+import { buildElectionLock, describeElectionLock } from './election-lock.factory.js';
+import { withModuleOptionNames } from './election-options.mapping.js';
+import { resolveElectionOptions } from './election-options.resolver.js';
+import type { ManagedElector, ResolvedElectionOptions } from './elections.interfaces.js';
+import { LeaderElectionService } from './leader-election.service.js';
+import type { RegisteredElection } from './registered-election.interface.js';
+
+/** Token of the options the user gave for one election (before merging with the defaults). */
+export function getElectionGivenOptionsToken(name: string): string {
+  return `nest-leader:given-options:${name}`;
+}
+
+const orchestratorToken = (name: string) => `nest-leader:orchestrator:${name}`;
+const registrationToken = (name: string) => `nest-leader:registration:${name}`;
+
+/** Every provider of one election that other modules may inject. */
+export function electionExports(name: string): (string | typeof LeaderElectionService)[] {
+  return [
+    getLeaderElectionToken(name),
+    getElectionLockToken(name),
+    getElectionObserverToken(name),
+    getLeaderElectorToken(name),
+    getElectionCallbacksToken(name),
+    getElectionOptionsToken(name),
+  ];
+}
+
+/**
+ * The providers of one election, each under a token of its own, built in this order: options
+ * (the user's, given under {@link getElectionGivenOptionsToken}, over `forRoot()`'s), lock,
+ * observer, orchestrator and its callbacks, elector, service, and the registration that makes
+ * the election known to the application. Any of the public ones can be replaced through Nest
+ * DI by a provider with the same token added after these.
+ */
+export function createElectionProviders(name: string): Provider[] {
+  const logger = new Logger('LeaderElection');
+  return [
+    {
+      provide: getElectionOptionsToken(name),
+      inject: [
+        getElectionGivenOptionsToken(name),
+        { token: LEADER_MODULE_OPTIONS, optional: true },
+      ],
+      useFactory: (given: ElectionOptions, defaults?: LeaderModuleOptions) =>
+        resolveElectionOptions(name, given, name === DEFAULT_ELECTION_NAME ? undefined : defaults),
+    },
+    {
+      provide: getElectionLockToken(name),
+      inject: [getElectionOptionsToken(name)],
+      useFactory: (options: ResolvedElectionOptions) => buildElectionLock(options),
+    },
+    { provide: getElectionObserverToken(name), useValue: noopElectionObserver },
+    {
+      provide: orchestratorToken(name),
+      inject: [getElectionOptionsToken(name)],
+      useFactory: (options: ResolvedElectionOptions) => new ElectionOrchestrator(options),
+    },
+    {
+      provide: getElectionCallbacksToken(name),
+      inject: [orchestratorToken(name)],
+      useFactory: (orchestrator: ElectionOrchestrator) => orchestrator.callbacks,
+    },
+    {
+      provide: getLeaderElectorToken(name),
+      inject: [
+        getElectionOptionsToken(name),
+        getElectionLockToken(name),
+        getElectionObserverToken(name),
+        getElectionCallbacksToken(name),
+      ],
+      useFactory: (
+        options: ResolvedElectionOptions,
+        lock: ResourceLock,
+        observer: ElectionObserver,
+        callbacks: LeaderCallbacks,
+      ): ManagedElector =>
+        withModuleOptionNames(
+          name,
+          'elector',
+          () =>
+            new LeaderElector({
+              name,
+              lock,
+              identity: options.identity,
+              ...options.timings,
+              releaseOnStop: options.releaseOnShutdown,
+              onLost: options.onLost,
+              clock: options.clock,
+              logger: toElectionLogger(logger),
+              observer,
+              callbacks,
+            }),
+        ),
+    },
+    {
+      provide: getLeaderElectionToken(name),
+      inject: [getElectionOptionsToken(name), getLeaderElectorToken(name), orchestratorToken(name)],
+      useFactory: (
+        options: ResolvedElectionOptions,
+        elector: ManagedElector,
+        orchestrator: ElectionOrchestrator,
+      ) => new LeaderElectionService(name, elector, orchestrator, options.timings),
+    },
+    {
+      provide: registrationToken(name),
+      inject: [
+        ElectionDirectory,
+        getElectionOptionsToken(name),
+        getElectionLockToken(name),
+        getLeaderElectorToken(name),
+        orchestratorToken(name),
+        getLeaderElectionToken(name),
+      ],
+      useFactory: (
+        directory: ElectionDirectory,
+        options: ResolvedElectionOptions,
+        lock: ResourceLock,
+        elector: ManagedElector,
+        orchestrator: ElectionOrchestrator,
+        service: LeaderElectionService,
+      ): RegisteredElection => {
+        const election: RegisteredElection = {
+          name,
+          service,
+          elector,
+          orchestrator,
+          gate: new LeaderOnlyGate(service, orchestrator.inFlight),
+          startMessage: nestMessages.starting({
+            election: name,
+            identity: elector.identity,
+            lock: lock.description,
+            ...describeElectionLock(lock),
+            ...options.timings,
+            shutdownGraceMs: options.shutdownGraceMs,
+          }),
+        };
+        directory.register(election);
+        return election;
+      },
+    },
+  ];
+}

@@ -1,0 +1,37 @@
+/**
+ * Types of the Nest layer's elections (one per `forRoot()` / `registerElection()`) that depend on
+ * no class of the Nest layer (see `registered-election.interface.ts` for the one that does).
+ */
+import type { Clock } from '../election/clock.js';
+import type { LeaderElector } from '../election/leader-elector.js';
+import type { LeaderElectionTimings } from '../election/leader-elector.options.js';
+import type { LeaderLockKind } from '../leader-module-options.interface.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ResourceLock } from '../locks/resource-lock.js';
+
+/**
+ * What the Nest layer uses of an elector: `LeaderElector`, or your own object with the same
+ * members provided under `getLeaderElectorToken(name)`. Wire its leadership callbacks to the
+ * ones provided under `getElectionCallbacksToken(name)`, or no event, drain or gate works.
+ */
+export type ManagedElector = Pick<
+  LeaderElector,
+  'identity' | 'leader' | 'leaseTransitions' | 'term' | 'isLeader' | 'health' | 'start' | 'stop'
+>;
+
+/** One election's options: the user's merged over `forRoot()`'s, defaults applied. */
+export interface ResolvedElectionOptions {
+  /** The election's name; `'default'` for `forRoot()`'s. */
+  readonly name: string;
+  readonly leaseName: string;
+  readonly namespace?: string;
+  readonly identity: string;
+  /** Defaults applied; checked by the elector (which names the option as the user wrote it). */
+  readonly timings: LeaderElectionTimings;
+  readonly releaseOnShutdown?: boolean;
+  readonly onLost?: 'recampaign' | 'stop';
+  readonly lock: LeaderLockKind | ResourceLock;
+  readonly kubeConfig?: KubeConfig | string;
+  readonly shutdownGraceMs: number;
+  readonly clock: Clock;
+}

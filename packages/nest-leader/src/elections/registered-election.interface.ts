@@ -1,0 +1,15 @@
+import type { LeaderOnlyGateLike } from '../leader-only/leader-only.interfaces.js';
+import type { ElectionOrchestrator } from './election.orchestrator.js';
+import type { ManagedElector } from './elections.interfaces.js';
+import type { LeaderElectionService } from './leader-election.service.js';
+
+/** Everything of one election the application-wide parts (explorer, lifecycle, health) need. */
+export interface RegisteredElection {
+  readonly name: string;
+  readonly service: LeaderElectionService;
+  readonly elector: ManagedElector;
+  readonly orchestrator: ElectionOrchestrator;
+  readonly gate: LeaderOnlyGateLike;
+  /** The line logged when the election starts. */
+  readonly startMessage: string;
+}

@@ -1,0 +1,33 @@
+/**
+ * Types shared by `errors.ts` and `messages.ts`, kept apart so that neither imports the
+ * other's types back (no import cycle). Framework-free.
+ */
+
+/**
+ * How a failed Kubernetes API call is classified:
+ * - `unauthorized` (401) and `forbidden` (403): fix credentials or RBAC.
+ * - `configuration`: the kubeconfig cannot work as written — its exec credential plugin failed,
+ *   a client certificate or key file is missing, the server's certificate does not verify
+ *   against the configured CA, or the server URL's scheme is wrong (`http://` to an HTTPS
+ *   port). Found out before or while connecting, never by the API server.
+ * - `not-found` (404 outside `get`), `conflict` (409 outside create/update), `invalid` (400/422
+ *   and other 4xx): the request or object is wrong.
+ * - `transient` (429, 5xx, network errors) and `timeout` (our per-request deadline): retried
+ *   within the election's deadlines.
+ */
+export type KubernetesApiErrorKind =
+  | 'forbidden'
+  | 'unauthorized'
+  | 'configuration'
+  | 'not-found'
+  | 'conflict'
+  | 'invalid'
+  | 'transient'
+  | 'timeout';
+
+/** The former name of {@link KubernetesApiErrorKind}, kept for existing code. */
+export type LeaseApiErrorKind = KubernetesApiErrorKind;
+
+/** Why a leader term ended; the reason of an aborted {@link LeaderTerm.signal}. */
+export type LeaderTermEndReason =
+  'stopped' | 'renew-deadline-exceeded' | 'lease-taken-over' | 'lease-deleted' | 'election-failed';

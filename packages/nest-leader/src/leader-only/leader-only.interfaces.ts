@@ -1,0 +1,89 @@
+/** Types of the `@LeaderOnly()` feature, apart from the code, so no file imports another's types back. */
+import type { LeaderElectionTimings, LeaderTerm } from '../election/leader-elector.options.js';
+
+/**
+ * What a `@LeaderOnly()` method is to Nest, which decides its default follower behaviour:
+ * `http` — a controller route handler (`@Get`, `@Post`…); `rpc` — a microservice message or
+ * event handler (`@MessagePattern`, `@EventPattern`); `other` — anything else (scheduled
+ * jobs, event listeners, plain calls).
+ */
+export type HandlerKind = 'http' | 'rpc' | 'other';
+
+/** What a `@LeaderOnly()` call sees when this replica is not the leader. */
+export interface FollowerContext {
+  /** The instance the method was called on. */
+  readonly instance: object;
+  readonly methodName: string;
+  /** The call's arguments, as received. */
+  readonly args: readonly unknown[];
+  /** What the method is to Nest (route handler, message handler, or other). */
+  readonly kind: HandlerKind;
+  /** The election that decided (`'default'` for `forRoot()`'s). */
+  readonly election: string;
+  /** This replica's identity in that election. */
+  readonly identity: string;
+  /** The election's current leader, if one is known. */
+  readonly leader: string | undefined;
+}
+
+/**
+ * What a `@LeaderOnly()` method does when called on a follower:
+ * - `'skip'`: do not run; return `undefined` (a resolved promise for `async` methods) and log
+ *   at debug level.
+ * - `'throw'`: do not run; throw (reject, for `async` methods) an error fit for the caller:
+ *   an `RpcException` for message handlers, a `NotLeaderException` (HTTP 503) otherwise.
+ * - a function: do not run; return what the function returns instead.
+ */
+export type FollowerBehaviour = 'skip' | 'throw' | ((context: FollowerContext) => unknown);
+
+/** Options of `@LeaderOnly()`. */
+export interface LeaderOnlyOptions {
+  /**
+   * The election that decides: a name given to `LeaderModule.registerElection()`. Default
+   * `'default'`, the election of `LeaderModule.forRoot()`. An unknown name fails at bootstrap.
+   */
+  election?: string;
+  /**
+   * Behaviour on a follower. Default: `'throw'` for route handlers (`@Get`…: HTTP 503 with
+   * `Retry-After`) and message handlers (`@MessagePattern`/`@EventPattern`: `RpcException`),
+   * `'skip'` for everything else (`@Cron`, `@Interval`, `@Timeout`, `@OnEvent`, plain calls).
+   */
+  onFollower?: FollowerBehaviour;
+}
+
+/** {@link LeaderOnlyOptions} as stored on a wrapped method: the election resolved. */
+export interface LeaderOnlyMetadata {
+  readonly election: string;
+  readonly onFollower?: FollowerBehaviour;
+}
+
+/** One call of a `@LeaderOnly()` method, as the wrapper hands it to its gate. */
+export interface LeaderOnlyInvocation {
+  readonly instance: object;
+  readonly methodName: string;
+  readonly args: readonly unknown[];
+  readonly kind: HandlerKind;
+  /** The original is an `async` function: answer with promises, never throw synchronously. */
+  readonly isAsync: boolean;
+  readonly options: LeaderOnlyMetadata;
+  /** Calls the original method with the call's `this` and arguments. */
+  run(): unknown;
+}
+
+/** What a gate reads of its election (a `LeaderElectionService` fits). */
+export interface GatedElection {
+  readonly name: string;
+  readonly identity: string;
+  readonly leader: string | undefined;
+  /** The live term, re-checked against the renew deadline at each read. */
+  readonly term: LeaderTerm | undefined;
+  readonly timings: LeaderElectionTimings;
+}
+
+/** Decides the calls of `@LeaderOnly()` methods of one election. */
+export interface LeaderOnlyGateLike {
+  invoke(invocation: LeaderOnlyInvocation): unknown;
+}
+
+/** The gates of one application, by election name: what an instance is bound to. */
+export type LeaderOnlyGates = ReadonlyMap<string, LeaderOnlyGateLike>;
