@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { LeaderHealthIndicator } from 'nest-leader';
+import { LeaderHealthIndicator, LeaderModule, UnknownElectionError } from 'nest-leader';
+import { MemoryLock } from 'nest-leader/testing';
 import { HealthController } from '../../../examples/health.js';
-import { baseUrl, OTHER, type Replica, SELF, startReplica } from './support.js';
+import { baseUrl, holdLeaseAs, OTHER, type Replica, SELF, startReplica } from './support.js';
 
 /** The README's HealthController (examples/health.ts), with Terminus' error log silenced. */
 @Module({
@@ -61,5 +62,53 @@ describe('LeaderHealthIndicator', () => {
       .leaderElection;
     assert.equal(detail?.status, 'down');
     assert.match(detail?.message ?? '', /last renewed it 16s ago/);
+  });
+});
+
+describe('LeaderHealthIndicator with a named election', () => {
+  let replica: Replica | undefined;
+  afterEach(() => replica?.app.close());
+
+  async function withShard() {
+    const shardLock = new MemoryLock({ name: 'shard-a' });
+    replica = await startReplica({
+      role: 'leader',
+      imports: [
+        HealthModule,
+        LeaderModule.registerElection({ name: 'shard-a', leaseName: 'orders-a', lock: shardLock }),
+      ],
+    });
+    holdLeaseAs(shardLock, replica.clock, OTHER); // shard-a is led by another replica
+    await replica.clock.advance(2_000);
+    return replica.app.get(LeaderHealthIndicator);
+  }
+
+  test('isLeader(name) answers for that election, keyed by its name; isLeader() for the default one', async () => {
+    const indicator = await withShard();
+    assert.deepEqual(indicator.isLeader('shard-a'), {
+      'shard-a': { status: 'down', holder: OTHER, identity: SELF, leaseTransitions: 0 },
+    });
+    assert.equal(indicator.isLeader().leader.status, 'up');
+    assert.throws(() => indicator.isLeader('shard-typo'), UnknownElectionError);
+  });
+
+  test('isHealthy() covers every election, each under its name', async () => {
+    const indicator = await withShard();
+    assert.deepEqual(indicator.isHealthy(), {
+      leaderElection: {
+        status: 'up',
+        elections: {
+          default: { identity: SELF, leader: SELF, isLeader: true },
+          'shard-a': { identity: SELF, leader: OTHER, isLeader: false },
+        },
+      },
+    });
+    replica!.clock.jump(16_000); // the default election's leader is wedged
+    const wedged = indicator.isHealthy().leaderElection;
+    assert.equal(wedged.status, 'down');
+    assert.match(
+      (wedged.elections as Record<string, { message?: string }>).default?.message ?? '',
+      /last renewed it 16s ago/,
+    );
   });
 });
