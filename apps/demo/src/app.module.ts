@@ -6,17 +6,31 @@ import {
   LeaderHealthIndicator,
   LeaderModule,
   type LeaderModuleOptions,
+  type RegisterElectionOptions,
 } from 'nest-leader';
 import type { DemoConfig } from './demo.config.js';
-import { DEMO_CONFIG } from './demo.constants.js';
+import { DEMO_CONFIG, SHARD_ELECTION } from './demo.constants.js';
 import { EventLog } from './event-log.service.js';
 import { HealthController } from './health/health.controller.js';
 import { JobDispatcher } from './jobs/job-dispatcher.service.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { Reconciler } from './jobs/reconciler.service.js';
+import { ShardReconciler } from './jobs/shard-reconciler.service.js';
 import { LeaderController } from './leadership/leader.controller.js';
 import { LeadershipEventsListener } from './leadership/leadership-events.listener.js';
 import { ShutdownEventsListener } from './shutdown-events.listener.js';
+
+/** The second election: the shard reconciler's own Lease, the rest as the default election's. */
+export function shardElectionOptions(config: DemoConfig): RegisterElectionOptions {
+  return {
+    name: SHARD_ELECTION,
+    leaseName: config.shardLeaseName,
+    lock:
+      config.lock === 'file' && config.lockDir
+        ? new FileLock({ name: config.shardLeaseName, directory: config.lockDir })
+        : config.lock,
+  };
+}
 
 /** The library options for a validated demo configuration. */
 export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
@@ -38,7 +52,10 @@ export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
   };
 }
 
-/** The demo application: leader-only cron, interval and HTTP work, probes and GET /leader. */
+/**
+ * The demo application: leader-only cron, interval and HTTP work on the default election, a
+ * shard reconciler on a second election (its own Lease), probes and GET /leader.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: DemoConfig): DynamicModule {
@@ -49,6 +66,8 @@ export class AppModule {
         // No Terminus error log: on a follower, /readyz is supposed to fail (every probe).
         TerminusModule.forRoot({ logger: false }),
         LeaderModule.forRoot(leaderModuleOptions(config)),
+        // Namespace, identity, timings and grace come from forRoot(); the shard has its own Lease.
+        LeaderModule.registerElection(shardElectionOptions(config)),
       ],
       controllers: [HealthController, LeaderController, JobsController],
       providers: [
@@ -59,6 +78,7 @@ export class AppModule {
         ShutdownEventsListener,
         JobDispatcher,
         Reconciler,
+        ShardReconciler,
       ],
     };
   }

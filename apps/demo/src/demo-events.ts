@@ -17,6 +17,27 @@ export interface LeaderWorkEvent {
   at: string;
 }
 
+/** One execution of the shard reconciler, the leader-only work of the demo's second election. */
+export interface ShardWorkEvent {
+  event: 'shard-work';
+  /** The election (`shard-a`). */
+  election: string;
+  identity: string;
+  /** `leaseTransitions` of the shard election's term (its own Lease's fencing token). */
+  leaseTransitions: number;
+  at: string;
+}
+
+/** This replica started or ended a term of the demo's second election. */
+export interface ShardLeadershipEvent {
+  event: 'shard-leadership';
+  election: string;
+  state: 'acquired' | 'lost';
+  identity: string;
+  leaseTransitions: number;
+  at: string;
+}
+
 /** The replica is listening. */
 export interface ReplicaStartedEvent {
   event: 'replica-started';
@@ -72,6 +93,8 @@ export type LeaderTask = 'dispatch-jobs' | 'reconcile' | 'dispatch-jobs-http';
 
 export type DemoEvent =
   | LeaderWorkEvent
+  | ShardWorkEvent
+  | ShardLeadershipEvent
   | ReplicaStartedEvent
   | LeadershipAcquiredEvent
   | LeadershipLostEvent
@@ -89,6 +112,17 @@ export interface LeaderStatus {
   /** `leaseTransitions` of this replica's term while it leads, else the last one it observed. */
   leaseTransitions: number | null;
   pid: number;
+  /** The same for the demo's second election, the shard reconciler's. */
+  shard: ElectionStatus;
+}
+
+/** One election as a replica sees it. */
+export interface ElectionStatus {
+  election: string;
+  /** Identity of the election's leader as this replica last observed it; null if none yet. */
+  name: string | null;
+  isLeader: boolean;
+  leaseTransitions: number | null;
 }
 
 /** Parses one stdout line; `undefined` for anything that is not a demo event. */
@@ -124,7 +158,9 @@ export interface ObservedTerm {
  * Times are the replicas' wall clocks, so this is exact only for replicas on one host.
  * @returns the terms found, oldest first, and a description of every violation.
  */
-export function checkLeaderTerms(work: readonly LeaderWorkEvent[]): {
+export function checkLeaderTerms(
+  work: readonly Pick<LeaderWorkEvent, 'identity' | 'leaseTransitions' | 'at'>[],
+): {
   terms: ObservedTerm[];
   violations: string[];
 } {

@@ -14,6 +14,11 @@ export interface DemoConfig {
   port: number;
   /** Name of the Lease (`LEASE_NAME`, default `nest-leader-demo`). */
   leaseName: string;
+  /**
+   * Name of the shard reconciler's Lease, the demo's second election (`SHARD_LEASE_NAME`,
+   * default `<LEASE_NAME>-shard-a`).
+   */
+  shardLeaseName: string;
   /** Namespace of the Lease (`LEASE_NAMESPACE`); unset: the library's default (POD_NAMESPACE, …). */
   namespace?: string;
   /** This replica's identity (`POD_NAME`); unset: the library's default (hostname-pid). */
@@ -89,6 +94,12 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
       `LEASE_NAME must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), got "${leaseName}"`,
     );
   }
+  const shardLeaseName = read('SHARD_LEASE_NAME') ?? `${leaseName}-shard-a`;
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(shardLeaseName)) {
+    problems.push(
+      `SHARD_LEASE_NAME must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), got "${shardLeaseName}"`,
+    );
+  }
   const namespace = read('LEASE_NAMESPACE');
   if (namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
     problems.push(`LEASE_NAMESPACE must be a namespace name, got "${namespace}"`);
@@ -101,6 +112,7 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
   const config: DemoConfig = {
     port,
     leaseName,
+    shardLeaseName,
     namespace,
     identity,
     leaseDurationSeconds: seconds('LEASE_DURATION_SECONDS', true),

@@ -6,6 +6,12 @@ export const DEMO_CONFIG = Symbol('DEMO_CONFIG');
 /** The scheduler dispatches jobs every 2 seconds (a six-field cron: seconds first). */
 export const DISPATCH_CRON = '*/2 * * * * *';
 
+/**
+ * The demo's second election: the shard reconciler leads on its own Lease
+ * (`SHARD_LEASE_NAME`), independently of the default election's scheduler and reconciler.
+ */
+export const SHARD_ELECTION = 'shard-a';
+
 /** The reconciler runs every second. */
 export const RECONCILE_INTERVAL_MS = 1000;
 

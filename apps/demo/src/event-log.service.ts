@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { currentTerm, LeaderElectionService } from 'nest-leader';
+import { currentTerm, LeaderElectionService, type LeaderTerm } from 'nest-leader';
 import type { DemoConfig } from './demo.config.js';
 import { DEMO_CONFIG } from './demo.constants.js';
 import type { DemoEvent, LeaderTask, LeaderWorkEvent } from './demo-events.js';
@@ -28,6 +28,29 @@ export class EventLog {
     };
     this.write(event);
     return event;
+  }
+
+  /** Records one run of the shard reconciler under `term` of `election`. */
+  shardWork(election: string, term: LeaderTerm): void {
+    this.write({
+      event: 'shard-work',
+      election,
+      identity: this.leader.identity,
+      leaseTransitions: term.leaseTransitions,
+      at: new Date().toISOString(),
+    });
+  }
+
+  /** Records the start or end of a term of `election`. */
+  shardLeadership(election: string, state: 'acquired' | 'lost', term: LeaderTerm): void {
+    this.write({
+      event: 'shard-leadership',
+      election,
+      state,
+      identity: this.leader.identity,
+      leaseTransitions: term.leaseTransitions,
+      at: new Date().toISOString(),
+    });
   }
 
   started(port: number): void {

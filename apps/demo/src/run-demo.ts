@@ -1,6 +1,6 @@
 /**
  * `pnpm demo`: runs replicas of the demo app on this machine, prints a status line per second
- * (holder, leaseTransitions, each replica's role from its GET /leader), and optionally kills
+ * (holder and leaseTransitions of both elections, each replica's roles from its GET /leader), and optionally kills
  * the leader on a schedule to show failover. See launcher/demo-cli.ts for the flags.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { checkLeaderTerms, type LeaderStatus } from './demo-events.js';
+import { SHARD_ELECTION } from './demo.constants.js';
 import {
   DEMO_USAGE,
   type DemoCliOptions,
@@ -262,6 +263,15 @@ async function main(): Promise<number> {
           : `VIOLATIONS:\n  ${violations.join('\n  ')}`),
     );
     if (violations.length > 0) exitCode = 1;
+    const shardWork = fleet.shardWork();
+    const shard = checkLeaderTerms(shardWork);
+    say(
+      `${SHARD_ELECTION}: ${shard.terms.length} terms, ${shardWork.length} shard-work lines, ` +
+        (shard.violations.length === 0
+          ? 'no two replicas worked in overlapping terms'
+          : `VIOLATIONS:\n  ${shard.violations.join('\n  ')}`),
+    );
+    if (shard.violations.length > 0) exitCode = 1;
   }
   if (options.chaosSeconds) {
     say(
@@ -320,6 +330,11 @@ function startStatusBoard(
         replicas.map((r) => (r.running ? r.leaderStatus(800) : Promise.resolve(undefined))),
       );
       const leaders = statuses.filter((s): s is LeaderStatus => s?.isLeader === true);
+      const shardLeaders = statuses.filter((s) => s?.shard?.isLeader === true) as LeaderStatus[];
+      const shardElection = SHARD_ELECTION;
+      let shardHolder =
+        shardLeaders[0]?.identity ?? statuses.find((s) => s?.shard?.name)?.shard.name ?? '-';
+      let shardTransitions = shardLeaders[0]?.shard.leaseTransitions ?? '-';
       let holder = leaders[0]?.identity ?? statuses.find((s) => s?.name)?.name ?? '-';
       let transitions = leaders[0]?.leaseTransitions ?? '-';
       if (lock.lease) {
@@ -329,6 +344,13 @@ function startStatusBoard(
         );
         holder = lease?.spec?.holderIdentity || '<none>';
         transitions = lease?.spec?.leaseTransitions ?? '-';
+        const shardLease = await readLease(
+          lock.lease.kc,
+          lock.lease.namespace,
+          `${leaseName}-${shardElection}`,
+        ).catch(() => undefined);
+        shardHolder = shardLease?.spec?.holderIdentity || '<none>';
+        shardTransitions = shardLease?.spec?.leaseTransitions ?? '-';
         if (lease && holder !== lastHolder) {
           lastHolder = holder;
           process.stdout.write(
@@ -342,12 +364,18 @@ function startStatusBoard(
         .map((r, i) => {
           const s = statuses[i];
           const role = !r.running ? 'down' : !s ? '…' : s.isLeader ? 'LEADER' : 'follower';
-          return `${r.identity} ${role}`;
+          return `${r.identity} ${role}${s?.shard?.isLeader ? `+${shardElection}` : ''}`;
         })
         .join(' · ');
-      const warning = leaders.length > 1 ? ` · !! ${leaders.length} replicas claim to lead` : '';
+      const warning =
+        (leaders.length > 1 ? ` · !! ${leaders.length} replicas claim to lead` : '') +
+        (shardLeaders.length > 1
+          ? ` · !! ${shardLeaders.length} replicas claim to lead ${shardElection}`
+          : '');
       say(
-        `holder ${holder} · transitions ${transitions} · ${roles} · work ${fleet.leaderWork().length}${warning}`,
+        `holder ${holder} · transitions ${transitions} · ${shardElection} holder ${shardHolder} ` +
+          `(transitions ${shardTransitions}) · ${roles} · work ${fleet.leaderWork().length}` +
+          ` · ${shardElection} work ${fleet.shardWork().length}${warning}`,
       );
     } finally {
       busy = false;

@@ -282,5 +282,13 @@ export function describeFailoverScenario(
         [1, 1, 1, 1],
       );
     });
+
+    it("ran the second election's shard reconciler too, never in two overlapping terms of its own Lease", () => {
+      const work = fleet.shardWork();
+      const { terms, violations } = checkLeaderTerms(work);
+      assert.ok(work.length > 0, 'shard-work lines');
+      assert.ok(terms.length >= 1);
+      assert.deepEqual(violations, []);
+    });
   });
 }

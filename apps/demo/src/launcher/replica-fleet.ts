@@ -7,6 +7,7 @@ import {
   type DemoEvent,
   type LeaderWorkEvent,
   type LeadershipAcquiredEvent,
+  type ShardWorkEvent,
 } from '../demo-events.js';
 import {
   type ExitStatus,
@@ -106,6 +107,13 @@ export class ReplicaFleet {
     return this.events()
       .map((r) => r.event)
       .filter((e): e is LeaderWorkEvent => e.event === 'leader-work');
+  }
+
+  /** Every `shard-work` line (the demo's second election) from every process, in arrival order. */
+  shardWork(): ShardWorkEvent[] {
+    return this.events()
+      .map((r) => r.event)
+      .filter((e): e is ShardWorkEvent => e.event === 'shard-work');
   }
 
   /**
