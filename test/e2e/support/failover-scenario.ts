@@ -276,7 +276,11 @@ export function describeFailoverScenario(
       const work = fleet.leaderWork();
       const { terms, violations } = checkLeaderTerms(work);
       assert.deepEqual(violations, []);
-      assert.equal(terms.length, 4, 'terms: first leader, after SIGKILL, SIGTERM, SIGSTOP');
+      assert.equal(
+        terms.length,
+        4,
+        `terms: first leader, after SIGKILL, SIGTERM, SIGSTOP; got ${JSON.stringify(terms)}`,
+      );
       assert.deepEqual(
         terms.map((t) => t.identities.length),
         [1, 1, 1, 1],
