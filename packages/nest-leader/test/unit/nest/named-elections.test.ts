@@ -330,6 +330,19 @@ describe('unknown and duplicate election names', () => {
     assert.equal(error.election, SHARD);
   });
 
+  test('a second forRoot() in one application fails instead of silently replacing the first', async () => {
+    const error = await bootstrapError(() =>
+      Test.createTestingModule({
+        imports: [
+          LeaderModule.forRoot({ leaseName: 'one', lock: 'memory' }),
+          LeaderModule.forRoot({ leaseName: 'two', lock: 'memory' }),
+        ],
+      }).compile(),
+    );
+    assert.ok(error instanceof DuplicateElectionError);
+    assert.equal(error.election, 'default');
+  });
+
   test("'default' and empty names are refused at once", () => {
     for (const name of ['default', '']) {
       assert.throws(
