@@ -2,8 +2,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LeaderTerm } from '../election/leader-elector.options.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 
-/** Terms of the `@LeaderOnly()` invocations the current async context runs in, by election. */
-const storage = new AsyncLocalStorage<ReadonlyMap<string, LeaderTerm>>();
+/**
+ * The terms of the `@LeaderOnly()` invocations the current async context runs in, innermost
+ * first: usually one frame; a chain when leader-only work of one election calls another's.
+ * (One small object per invocation, cheaper than copying a map on the hot path.)
+ */
+interface TermFrame {
+  readonly election: string;
+  readonly term: LeaderTerm;
+  readonly outer: TermFrame | undefined;
+}
+
+const storage = new AsyncLocalStorage<TermFrame>();
 
 /**
  * The term of `election` that the current `@LeaderOnly()` invocation started under, or
@@ -14,7 +24,10 @@ const storage = new AsyncLocalStorage<ReadonlyMap<string, LeaderTerm>>();
  * @param election - default `'default'`, the election of `LeaderModule.forRoot()`
  */
 export function currentTerm(election: string = DEFAULT_ELECTION_NAME): LeaderTerm | undefined {
-  return storage.getStore()?.get(election);
+  for (let frame = storage.getStore(); frame; frame = frame.outer) {
+    if (frame.election === election) return frame.term;
+  }
+  return undefined;
 }
 
 /**
@@ -22,8 +35,5 @@ export function currentTerm(election: string = DEFAULT_ELECTION_NAME): LeaderTer
  * caller runs under stay visible (a leader-only method of one election calling another's).
  */
 export function runInTerm<T>(election: string, term: LeaderTerm, run: () => T): T {
-  const outer = storage.getStore();
-  const terms = new Map(outer);
-  terms.set(election, term);
-  return storage.run(terms, run);
+  return storage.run({ election, term, outer: storage.getStore() }, run);
 }

@@ -38,8 +38,12 @@ const SHARD = 'shard-a';
 @Injectable()
 class ShardedJobs {
   readonly runs = { default: 0, shard: 0 };
-  readonly terms: { default?: LeaderTerm; shard?: LeaderTerm; shardSeenFromDefault?: LeaderTerm } =
-    {};
+  readonly terms: {
+    default?: LeaderTerm;
+    shard?: LeaderTerm;
+    shardSeenFromDefault?: LeaderTerm;
+    defaultSeenFromShard?: LeaderTerm;
+  } = {};
 
   @LeaderOnly()
   billing(): string {
@@ -53,7 +57,13 @@ class ShardedJobs {
   reconcileShard(): string {
     this.runs.shard += 1;
     this.terms.shard = currentTerm(SHARD);
+    this.terms.defaultSeenFromShard = currentTerm();
     return 'reconciled';
+  }
+
+  @LeaderOnly()
+  billThenReconcile(): string | undefined {
+    return this.reconcileShard();
   }
 
   @LeaderOnly({ election: SHARD, onFollower: ({ election, leader }) => `${election}:${leader}` })
@@ -208,6 +218,15 @@ describe('named elections', () => {
     assert.equal(jobs.terms.shard?.leaseTransitions, 5);
     assert.equal(jobs.terms.shardSeenFromDefault, undefined, 'no shard-a term in default work');
     assert.equal(currentTerm(SHARD), undefined, 'nothing outside an invocation');
+  });
+
+  test("leader-only work of one election calling another's sees both terms", async () => {
+    const { app } = await started();
+    const jobs = app.get(ShardedJobs);
+
+    assert.equal(jobs.billThenReconcile(), 'reconciled');
+    assert.equal(jobs.terms.shard, election(app, SHARD).term);
+    assert.equal(jobs.terms.defaultSeenFromShard, election(app).term);
   });
 
   test('@InjectElection(name) and getLeaderElectionToken(name) give each election its service', async () => {
