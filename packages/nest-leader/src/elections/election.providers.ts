@@ -103,7 +103,7 @@ export function createElectionProviders(name: string): Provider[] {
               name,
               lock,
               identity: options.identity,
-              ...options.timings,
+              ...options.givenTimings,
               releaseOnStop: options.releaseOnShutdown,
               onLost: options.onLost,
               clock: options.clock,

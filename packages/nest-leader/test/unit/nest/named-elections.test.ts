@@ -501,6 +501,18 @@ describe('invalid options of a named election', () => {
       /less than leaseDurationSeconds/,
     ],
     ['shutdownGraceMs', { shutdownGraceMs: -1 }, 'shutdownGraceMs', /zero or more/],
+    [
+      'retryPeriodSeconds (set) against the default renewDeadlineSeconds',
+      { retryPeriodSeconds: 9 },
+      'retryPeriodSeconds',
+      /less than renewDeadlineSeconds \(10\)/,
+    ],
+    [
+      'an unknown option (leaseDuration)',
+      { leaseDuration: 60 } as Partial<RegisterElectionOptions>,
+      'leaseDuration',
+      /not an option of LeaderModule\.registerElection; did you mean "leaseDurationSeconds"/,
+    ],
   ];
   for (const [what, shard, option, rule] of cases) {
     test(`name the option as written (${what}) and the election`, async () => {
