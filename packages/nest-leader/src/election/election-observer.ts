@@ -11,7 +11,7 @@
 
 import type { KubernetesApiErrorKind, LeaderTermEndReason } from '../errors.js';
 import type { LockOperation } from '../locks/resource-lock.js';
-import type { LeaderTerm } from './leader-elector.options.js';
+import type { LeaderTerm } from './leader-term.js';
 
 /**
  * How one lock request ended: `'success'`; `'not-found'` for a `get` of a missing record;
