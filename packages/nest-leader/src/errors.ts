@@ -18,6 +18,7 @@ import {
   type LeaseApiErrorDetails,
   lockConflictMessage,
   nestMessages,
+  observabilityMessages,
 } from './messages.js';
 
 /** Base class of every error raised by nest-leader. */
@@ -255,5 +256,31 @@ export class LeaderOnlyBindingConflictError extends LeaderElectionError {
   /** @param className - class of the shared object */
   constructor(readonly className: string | undefined) {
     super(nestMessages.bindingConflict(className));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Observability (observability/)
+// ---------------------------------------------------------------------------
+
+/**
+ * A feature needs an optional peer dependency that is not installed, e.g. the Prometheus
+ * observer without `prom-client`. Thrown when the feature is constructed, never at import.
+ */
+export class MissingPeerDependencyError extends LeaderElectionError {
+  override name = 'MissingPeerDependencyError';
+
+  /**
+   * @param packageName - the npm package to install, e.g. `prom-client`
+   * @param range - the supported version range, e.g. `^15.0.0`
+   * @param feature - what needs it, e.g. `PrometheusElectionObserver`
+   */
+  constructor(
+    readonly packageName: string,
+    readonly range: string,
+    readonly feature: string,
+    options?: ErrorOptions,
+  ) {
+    super(observabilityMessages.missingPeer(packageName, range, feature), options);
   }
 }

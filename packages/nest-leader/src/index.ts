@@ -68,6 +68,20 @@ export {
   SERVICE_ACCOUNT_NAMESPACE_PATH,
   type ResolveNamespaceOptions,
 } from './locks/namespace.js';
+// Observability (framework-free; prom-client is an optional peer, loaded on first use)
+export {
+  PrometheusElectionObserver,
+  type PrometheusElectionObserverOptions,
+} from './observability/prometheus.observer.js';
+export type {
+  LeaderOnlyCallTally,
+  PrometheusRegistry,
+} from './observability/election-metrics.interface.js';
+export {
+  ELECTION_METRIC_NAMES,
+  LEADERSHIP_DURATION_BUCKETS_SECONDS,
+  LOCK_REQUEST_DURATION_BUCKETS_SECONDS,
+} from './observability/election-metrics.constants.js';
 // Nest layer
 export { LeaderModule } from './leader.module.js';
 export type { LeaderModuleExtras } from './leader.module-definition.js';

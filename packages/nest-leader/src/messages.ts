@@ -419,3 +419,18 @@ export const nestMessages = {
     'knows this instance: import LeaderModule.forRoot() in the application, let Nest create ' +
     'the instance (not `new`), and call it after the application initialized.',
 };
+
+// ---------------------------------------------------------------------------
+// Observability (metrics, Kubernetes Events, pod role labels)
+// ---------------------------------------------------------------------------
+
+/** Messages of the observers in `observability/`. */
+export const observabilityMessages = {
+  missingPeer: (packageName: string, range: string, feature: string) =>
+    `${feature} needs the optional peer dependency "${packageName}" (${range}), which is not ` +
+    `installed: add it to your application (npm install ${packageName}).`,
+  foreignMetric: (name: string) =>
+    `the registry already has a metric "${name}" that nest-leader did not create; use another ` +
+    'registry, or remove that metric',
+  registryRule: 'must be a prom-client Registry (registerMetric, getSingleMetric)',
+};

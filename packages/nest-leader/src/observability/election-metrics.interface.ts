@@ -1,0 +1,38 @@
+/**
+ * Shapes shared by the Prometheus observer and its metric set. No prom-client types here: this
+ * file is part of the public API, and prom-client is an optional peer dependency.
+ */
+
+/**
+ * The part of a prom-client `Registry` the observer uses; a `Registry` from prom-client 15
+ * (its default `register`, `new Registry()`, `@willsoto/nestjs-prometheus`'s) fits.
+ */
+export interface PrometheusRegistry {
+  registerMetric(metric: never): void;
+  getSingleMetric(name: string): unknown;
+}
+
+/** How `@LeaderOnly()` calls of one handler ended: incremented on the gate's path. */
+export interface LeaderOnlyCallTally {
+  /** Ran on the leader. */
+  ran: number;
+  /** Not run on a follower; `undefined` (or the follower function's result) returned. */
+  skipped: number;
+  /** Not run on a follower; the caller got an error (HTTP 503, `RpcException`). */
+  rejected: number;
+}
+
+/** What one observer reports for one candidate when the registry is scraped. */
+export interface CandidateSnapshot {
+  election: string;
+  leading: boolean;
+  /** Seconds since the last successful acquire/renew, while leading. */
+  sinceLastRenewSeconds?: number;
+  /** The observed holder, if any. */
+  holder?: string;
+}
+
+/** Something that reports candidates at scrape time: a {@link PrometheusElectionObserver}. */
+export interface CandidateSource {
+  snapshot(): Iterable<CandidateSnapshot>;
+}
