@@ -433,4 +433,20 @@ export const observabilityMessages = {
     `the registry already has a metric "${name}" that nest-leader did not create; use another ` +
     'registry, or remove that metric',
   registryRule: 'must be a prom-client Registry (registerMetric, getSingleMetric)',
+  /** `note` of the Event recorded when a candidate starts a term (client-go's wording). */
+  becameLeaderNote: (identity: string) => `${identity} became leader`,
+  /** `note` of the Event recorded when a term ends. */
+  stoppedLeadingNote: (identity: string, reason: LeaderTermEndReason) =>
+    `${identity} stopped leading: ${reason}`,
+  eventFailed: (lease: string, kind: string, error: unknown, rbacHint: boolean) =>
+    `Could not record a Kubernetes Event on ${lease} (${kind}): ${errorText(error)}` +
+    (rbacHint
+      ? ` Grant the pod's ServiceAccount the verb create on events.events.k8s.io in the ` +
+        `Lease's namespace (Role rule: apiGroups ["events.k8s.io"], resources ["events"], ` +
+        `verbs ["create"]), or turn Events off.`
+      : '') +
+    ' Leader election is unaffected; further failures of this kind are logged at debug level.',
+  reportingControllerRule:
+    'must be a qualified name of at most 63 characters (letters, digits, "-", "_", "."), ' +
+    'optionally prefixed by a DNS subdomain and "/", e.g. "example.com/billing-worker"',
 };
