@@ -17,14 +17,33 @@ export async function grantLeaseAccess(
   identity: string,
   verbs: readonly string[] = ELECTOR_VERBS,
 ): Promise<void> {
+  await grantRules(cluster, identity, 'leases', [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: [...verbs] },
+  ]);
+}
+
+/** One rule of a Role. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/**
+ * Creates (or replaces) Role `<identity>-<suffix>` with `rules` in the cluster's test namespace
+ * and binds it to the identity's user.
+ */
+export async function grantRules(
+  cluster: ClusterInfo,
+  identity: string,
+  suffix: string,
+  rules: readonly PolicyRule[],
+): Promise<void> {
   const rbac = kubeConfigFor(cluster).makeApiClient(RbacAuthorizationV1Api);
   const namespace = cluster.namespace;
-  const name = `${identity}-leases`;
+  const name = `${identity}-${suffix}`;
   const username = cluster.identities[identity]!.username;
-  const role = {
-    metadata: { name, namespace },
-    rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: [...verbs] }],
-  };
+  const role = { metadata: { name, namespace }, rules: rules.map((r) => ({ ...r })) };
   const binding = {
     metadata: { name, namespace },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
@@ -40,13 +59,22 @@ export async function grantLeaseAccess(
   );
 }
 
-/** Removes what {@link grantLeaseAccess} created (ignores NotFound). */
-export async function revokeLeaseAccess(cluster: ClusterInfo, identity: string): Promise<void> {
+/** Removes what {@link grantRules} created (ignores NotFound). */
+export async function revokeRules(
+  cluster: ClusterInfo,
+  identity: string,
+  suffix: string,
+): Promise<void> {
   const rbac = kubeConfigFor(cluster).makeApiClient(RbacAuthorizationV1Api);
   const namespace = cluster.namespace;
-  const name = `${identity}-leases`;
+  const name = `${identity}-${suffix}`;
   await ignoreNotFound(() => rbac.deleteNamespacedRoleBinding({ name, namespace }));
   await ignoreNotFound(() => rbac.deleteNamespacedRole({ name, namespace }));
+}
+
+/** Removes what {@link grantLeaseAccess} created (ignores NotFound). */
+export async function revokeLeaseAccess(cluster: ClusterInfo, identity: string): Promise<void> {
+  await revokeRules(cluster, identity, 'leases');
 }
 
 async function upsert(create: () => Promise<unknown>, replace: () => Promise<unknown>) {

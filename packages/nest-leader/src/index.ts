@@ -82,6 +82,20 @@ export {
   LEADERSHIP_DURATION_BUCKETS_SECONDS,
   LOCK_REQUEST_DURATION_BUCKETS_SECONDS,
 } from './observability/election-metrics.constants.js';
+export {
+  DEFAULT_EVENT_REQUEST_TIMEOUT_MS,
+  DEFAULT_REPORTING_CONTROLLER,
+  LEADER_ELECTION_EVENT_REASON,
+  LeaseEventsObserver,
+  type LeaseEventsObserverOptions,
+} from './observability/lease-events.observer.js';
+export {
+  DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS,
+  DEFAULT_ROLE_LABEL_KEY,
+  POD_ROLE,
+  PodRoleLabelObserver,
+  type PodRoleLabelObserverOptions,
+} from './observability/pod-role-label.observer.js';
 // Nest layer
 export { LeaderModule } from './leader.module.js';
 export type { LeaderModuleExtras } from './leader.module-definition.js';

@@ -219,19 +219,21 @@ export const kubeConfigProblems = {
     'KUBERNETES_SERVICE_PORT is not set (Kubernetes sets both in every pod): pass kubeConfig.',
 };
 
+/** Why a term ended, in words. */
+const termEndReasonText: Record<LeaderTermEndReason, string> = {
+  stopped: 'the elector was stopped',
+  'renew-deadline-exceeded': 'the Lease was not renewed within renewDeadline',
+  'lease-taken-over': 'another candidate holds the Lease',
+  'lease-deleted': 'the Lease was deleted',
+  'election-failed': 'the election loop failed',
+};
+
 /** Message of `LeaderTermEndedError`. */
 export function leaderTermEndedMessage(
   reason: LeaderTermEndReason,
   leaseTransitions: number,
 ): string {
-  const why: Record<LeaderTermEndReason, string> = {
-    stopped: 'the elector was stopped',
-    'renew-deadline-exceeded': 'the Lease was not renewed within renewDeadline',
-    'lease-taken-over': 'another candidate holds the Lease',
-    'lease-deleted': 'the Lease was deleted',
-    'election-failed': 'the election loop failed',
-  };
-  return `Leader term ${leaseTransitions} ended: ${why[reason]}.`;
+  return `Leader term ${leaseTransitions} ended: ${termEndReasonText[reason]}.`;
 }
 
 /** Log lines of the elector; `lock` is the lock's description, e.g. `Lease default/x`. */
@@ -437,15 +439,31 @@ export const observabilityMessages = {
   becameLeaderNote: (identity: string) => `${identity} became leader`,
   /** `note` of the Event recorded when a term ends. */
   stoppedLeadingNote: (identity: string, reason: LeaderTermEndReason) =>
-    `${identity} stopped leading: ${reason}`,
-  eventFailed: (lease: string, kind: string, error: unknown, rbacHint: boolean) =>
-    `Could not record a Kubernetes Event on ${lease} (${kind}): ${errorText(error)}` +
+    `${identity} stopped leading: ${reason} (${termEndReasonText[reason]})`,
+  eventFailed: (lease: string, kind: string, failure: string, rbacHint: boolean) =>
+    `Could not record a Kubernetes Event on ${lease} (${kind}): ${failure}.` +
     (rbacHint
       ? ` Grant the pod's ServiceAccount the verb create on events.events.k8s.io in the ` +
         `Lease's namespace (Role rule: apiGroups ["events.k8s.io"], resources ["events"], ` +
         `verbs ["create"]), or turn Events off.`
       : '') +
     ' Leader election is unaffected; further failures of this kind are logged at debug level.',
+  podLabelFailed: (pod: string, label: string, kind: string, failure: string, rbacHint: boolean) =>
+    `Could not label Pod ${pod} ${label} (${kind}): ${failure}.` +
+    (rbacHint
+      ? " Grant the pod's ServiceAccount the verb patch on pods in its namespace (Role rule: " +
+        'apiGroups [""], resources ["pods"], verbs ["patch"]), or turn pod role labels off.'
+      : '') +
+    ' Leader election is unaffected; further failures of this kind are logged at debug level.',
+  podNameRule:
+    'must name this pod: set POD_NAME from the downward API (env valueFrom fieldRef ' +
+    'metadata.name) or pass podName',
+  podNamespaceRule:
+    "must be the pod's namespace: set POD_NAMESPACE from the downward API (env valueFrom " +
+    'fieldRef metadata.namespace) or pass namespace',
+  labelKeyRule:
+    'must be a label key: a name of at most 63 characters (letters, digits, "-", "_", "."), ' +
+    'optionally prefixed by a DNS subdomain and "/", e.g. "example.com/role"',
   reportingControllerRule:
     'must be a qualified name of at most 63 characters (letters, digits, "-", "_", "."), ' +
     'optionally prefixed by a DNS subdomain and "/", e.g. "example.com/billing-worker"',

@@ -1,0 +1,205 @@
+/**
+ * Kubernetes Events on the Lease when leadership changes hands, as client-go's resourcelock
+ * records them (`RecordEvent`: reason `LeaderElection`, note "<identity> became leader" /
+ * "… stopped leading"), written with `events.k8s.io/v1` so `kubectl get events` and
+ * `kubectl describe lease <name>` show who led when. Framework-free.
+ */
+import type { KubeConfig, V1Lease, V1ObjectReference } from '@kubernetes/client-node';
+import type { LeaderTermEndReason } from '../errors.js';
+import { InvalidLeaderElectionOptionError } from '../errors.js';
+import type { ElectionObservation, ElectionObserver } from '../election/election-observer.js';
+import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.options.js';
+import { validateLeaseName, validateNamespace } from '../locks/kubernetes-names.js';
+import { observabilityMessages } from '../messages.js';
+import {
+  type ClientNodeModule,
+  consoleWarnings,
+  FailureReporter,
+  failureKind,
+  failureText,
+  importClientNode,
+  SerialQueue,
+  timeoutOptions,
+} from './kubernetes-request.js';
+import { isQualifiedName } from './qualified-name.js';
+
+/** `reason` of every Event, as client-go's. */
+export const LEADER_ELECTION_EVENT_REASON = 'LeaderElection';
+/** Default `reportingController` of the Events. */
+export const DEFAULT_REPORTING_CONTROLLER = 'nest-leader';
+/** Default timeout of one request (read the Lease, create the Event), in ms. */
+export const DEFAULT_EVENT_REQUEST_TIMEOUT_MS = 5_000;
+
+/** Options of {@link LeaseEventsObserver}. */
+export interface LeaseEventsObserverOptions {
+  /** Credentials and cluster: the same kubeconfig the LeaseLock uses. */
+  kubeConfig: KubeConfig;
+  /** The Lease's namespace; the Events are created there. */
+  namespace: string;
+  /** The Lease's name; the Events' `regarding` object. */
+  leaseName: string;
+  /**
+   * `reportingController` of the Events (a qualified name such as `example.com/billing`).
+   * Default `nest-leader`. `reportingInstance` is the candidate's identity.
+   */
+  reportingController?: string;
+  /** Where failures are logged (one warning per kind of failure); default the console. */
+  logger?: Pick<ElectionLogger, 'warn' | 'debug'>;
+  /** Timeout of each request in ms; default 5000. */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * Records an Event on the Lease each time this candidate starts a term (type `Normal`, action
+ * `BecameLeader`, note "<identity> became leader") and ends one (action `StoppedLeading`, note
+ * "<identity> stopped leading: <reason>", type `Normal` after a shutdown, `Warning` when the
+ * term was lost).
+ *
+ * Never blocks or fails the election: the observer methods only queue the write; it reads the
+ * Lease (for its uid, so `kubectl describe lease` finds the Events) and creates the Event in the
+ * background, in order. A failure is logged once per kind (forbidden, transient, …) as a warning
+ * naming the fix, then at debug level. Needs RBAC `create` on `events` in API group
+ * `events.k8s.io`, in the Lease's namespace (and `get` on the Lease, which the elector has).
+ *
+ * @throws InvalidLeaderElectionOptionError (constructor) for an invalid `namespace`,
+ *   `leaseName`, `reportingController` or `requestTimeoutMs`.
+ */
+export class LeaseEventsObserver implements ElectionObserver {
+  private readonly kubeConfig: KubeConfig;
+  private readonly namespace: string;
+  private readonly leaseName: string;
+  private readonly reportingController: string;
+  private readonly requestTimeoutMs: number;
+  private readonly failures: FailureReporter;
+  private readonly queue = new SerialQueue();
+
+  constructor(options: LeaseEventsObserverOptions) {
+    this.namespace = validateNamespace(options.namespace, 'namespace');
+    this.leaseName = validateLeaseName(options.leaseName, 'leaseName');
+    this.kubeConfig = options.kubeConfig;
+    const controller = options.reportingController ?? DEFAULT_REPORTING_CONTROLLER;
+    if (!isQualifiedName(controller)) {
+      throw new InvalidLeaderElectionOptionError(
+        'reportingController',
+        observabilityMessages.reportingControllerRule,
+        controller,
+      );
+    }
+    this.reportingController = controller;
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_EVENT_REQUEST_TIMEOUT_MS;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+      throw new InvalidLeaderElectionOptionError(
+        'requestTimeoutMs',
+        'must be a positive number of milliseconds',
+        timeoutMs,
+      );
+    }
+    this.requestTimeoutMs = timeoutMs;
+    this.failures = new FailureReporter(options.logger ?? consoleWarnings);
+  }
+
+  /** Queues "<identity> became leader". */
+  termStarted(event: ElectionObservation & { term: LeaderTerm }): void {
+    const note = observabilityMessages.becameLeaderNote(event.identity);
+    this.enqueue(event.identity, 'Normal', 'BecameLeader', note);
+  }
+
+  /** Queues "<identity> stopped leading: <reason>". */
+  termEnded(event: ElectionObservation & { term: LeaderTerm; reason: LeaderTermEndReason }): void {
+    const note = observabilityMessages.stoppedLeadingNote(event.identity, event.reason);
+    const type = event.reason === 'stopped' ? 'Normal' : 'Warning';
+    this.enqueue(event.identity, type, 'StoppedLeading', note);
+  }
+
+  /**
+   * Resolves when every Event queued so far was written or given up (each request is bounded
+   * by `requestTimeoutMs`). Never rejects. Await it on shutdown so the last Event is not lost.
+   */
+  flush(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private enqueue(identity: string, type: 'Normal' | 'Warning', action: string, note: string) {
+    const eventTime = new Date();
+    this.queue.push(
+      () => this.write(identity, type, action, note, eventTime),
+      (error) => this.report(error),
+    );
+  }
+
+  private async write(
+    identity: string,
+    type: 'Normal' | 'Warning',
+    action: string,
+    note: string,
+    eventTime: Date,
+  ): Promise<void> {
+    const k8s = await importClientNode();
+    const regarding: V1ObjectReference = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      name: this.leaseName,
+      namespace: this.namespace,
+    };
+    const lease = await this.readLease(k8s);
+    if (lease?.metadata?.uid) regarding.uid = lease.metadata.uid;
+    if (lease?.metadata?.resourceVersion)
+      regarding.resourceVersion = lease.metadata.resourceVersion;
+    const events = this.kubeConfig.makeApiClient(k8s.EventsV1Api);
+    await events.createNamespacedEvent(
+      {
+        namespace: this.namespace,
+        body: {
+          apiVersion: 'events.k8s.io/v1',
+          kind: 'Event',
+          metadata: { name: eventName(this.leaseName, eventTime), namespace: this.namespace },
+          eventTime: new k8s.V1MicroTime(eventTime.getTime()),
+          type,
+          reason: LEADER_ELECTION_EVENT_REASON,
+          action,
+          note,
+          regarding,
+          reportingController: this.reportingController,
+          reportingInstance: identity,
+        },
+      },
+      timeoutOptions(k8s, this.requestTimeoutMs),
+    );
+  }
+
+  /** The Lease, for its uid; `undefined` if it cannot be read (the Event is still recorded). */
+  private async readLease(k8s: ClientNodeModule): Promise<V1Lease | undefined> {
+    try {
+      const api = this.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+      return await api.readNamespacedLease(
+        { name: this.leaseName, namespace: this.namespace },
+        timeoutOptions(k8s, this.requestTimeoutMs),
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async report(error: unknown): Promise<void> {
+    const k8s = await importClientNode();
+    const kind = failureKind(k8s, error);
+    const lease = `Lease ${this.namespace}/${this.leaseName}`;
+    const text = failureText(k8s, error);
+    this.failures.report(
+      kind,
+      observabilityMessages.eventFailed(lease, kind, text, kind === 'forbidden'),
+    );
+  }
+}
+
+/**
+ * `<lease>.<hex nanoseconds><4 random hex>`: client-go's recorder names Events
+ * `<object>.<hex UnixNano>`; the random part keeps two replicas apart in the same millisecond.
+ */
+function eventName(leaseName: string, time: Date): string {
+  const nanos = (BigInt(time.getTime()) * 1_000_000n).toString(16);
+  const random = Math.floor(Math.random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0');
+  return `${leaseName.slice(0, 253 - 1 - nanos.length - 4)}.${nanos}${random}`;
+}

@@ -1,0 +1,205 @@
+/**
+ * Pod role labels: the leader labels its own Pod `<key>=leader`, every other candidate labels
+ * its Pod `<key>=standby`, so `kubectl get pods -L <key>` shows who leads and a Service can
+ * select the leader while every pod stays Ready — leader routing without leader-only readiness,
+ * which deadlocks rollouts. Framework-free.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { InvalidLeaderElectionOptionError } from '../errors.js';
+import type { ElectionObservation, ElectionObserver } from '../election/election-observer.js';
+import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.options.js';
+import { validateNamespace } from '../locks/kubernetes-names.js';
+import { observabilityMessages } from '../messages.js';
+import {
+  consoleWarnings,
+  FailureReporter,
+  failureKind,
+  failureText,
+  importClientNode,
+  SerialQueue,
+  timeoutOptions,
+} from './kubernetes-request.js';
+import { isQualifiedName } from './qualified-name.js';
+
+/** Default label key: `kubectl get pods -L nest-leader/role` shows a ROLE column. */
+export const DEFAULT_ROLE_LABEL_KEY = 'nest-leader/role';
+/** The label's values. */
+export const POD_ROLE = { leader: 'leader', standby: 'standby' } as const;
+/** Default timeout of one PATCH, in ms. */
+export const DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS = 5_000;
+
+/** Options of {@link PodRoleLabelObserver}. */
+export interface PodRoleLabelObserverOptions {
+  /** Credentials and cluster: the same kubeconfig the LeaseLock uses. */
+  kubeConfig: KubeConfig;
+  /** This pod's name. Default `POD_NAME` (downward API `metadata.name`). */
+  podName?: string;
+  /** This pod's namespace. Default `POD_NAMESPACE` (downward API `metadata.namespace`). */
+  namespace?: string;
+  /** The label key; default `nest-leader/role`. */
+  labelKey?: string;
+  /** Where failures are logged (one warning per kind of failure); default the console. */
+  logger?: Pick<ElectionLogger, 'warn' | 'debug'>;
+  /** Timeout of each PATCH in ms; default 5000. */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * Keeps `<labelKey>` on this candidate's Pod in step with its role:
+ *
+ * - first event of the election (before any term): `standby`;
+ * - term started: first `standby` on the Pod of the previous holder (the last other holder this
+ *   candidate observed; with the default identity, `POD_NAME`, identity and Pod name are the
+ *   same), then `leader` on its own Pod — so a leader that crashed, or whose own PATCH failed,
+ *   does not keep the label next to the new one;
+ * - term ended: `standby` on its own Pod.
+ *
+ * Writes are JSON merge patches of `metadata.labels`, queued in order and sent in the
+ * background: the election never waits for them and never fails because of them (failures are
+ * logged once per kind). Await {@link flush} in `onStoppedLeading` to have the label flipped
+ * before the Lease is released.
+ *
+ * The window with two `leader` labels: after a release, none if `onStoppedLeading` awaits
+ * `flush()`; after a step-down or a crash, from the new leader's acquisition until its PATCH of
+ * the previous holder's Pod lands (one API request). The old leader relabels itself at
+ * step-down (renewDeadline), which comes at least leaseDuration − renewDeadline (5 s by default)
+ * before anyone else may acquire. Needs RBAC `patch` on `pods` in the namespace.
+ *
+ * @throws InvalidLeaderElectionOptionError (constructor) naming `podName`, `namespace`,
+ *   `labelKey` or `requestTimeoutMs` when missing or invalid.
+ */
+export class PodRoleLabelObserver implements ElectionObserver {
+  /** The label key written. */
+  readonly labelKey: string;
+  /** This pod. */
+  readonly podName: string;
+  readonly namespace: string;
+  private readonly kubeConfig: KubeConfig;
+  private readonly requestTimeoutMs: number;
+  private readonly failures: FailureReporter;
+  private readonly queue = new SerialQueue();
+  private labelled = false;
+  /** The last holder observed other than this candidate, and not `''`. */
+  private previousHolder: string | undefined;
+
+  constructor(options: PodRoleLabelObserverOptions) {
+    const podName = options.podName ?? process.env.POD_NAME;
+    if (typeof podName !== 'string' || podName === '') {
+      throw new InvalidLeaderElectionOptionError(
+        'podName',
+        observabilityMessages.podNameRule,
+        podName,
+      );
+    }
+    this.podName = podName;
+    const namespace = options.namespace ?? process.env.POD_NAMESPACE;
+    if (namespace === undefined || namespace === '') {
+      throw new InvalidLeaderElectionOptionError(
+        'namespace',
+        observabilityMessages.podNamespaceRule,
+        namespace,
+      );
+    }
+    this.namespace = validateNamespace(namespace, 'namespace');
+    const labelKey = options.labelKey ?? DEFAULT_ROLE_LABEL_KEY;
+    if (!isQualifiedName(labelKey)) {
+      throw new InvalidLeaderElectionOptionError(
+        'labelKey',
+        observabilityMessages.labelKeyRule,
+        labelKey,
+      );
+    }
+    this.labelKey = labelKey;
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+      throw new InvalidLeaderElectionOptionError(
+        'requestTimeoutMs',
+        'must be a positive number of milliseconds',
+        timeoutMs,
+      );
+    }
+    this.requestTimeoutMs = timeoutMs;
+    this.kubeConfig = options.kubeConfig;
+    this.failures = new FailureReporter(options.logger ?? consoleWarnings);
+  }
+
+  /** Demotes the previous holder's Pod, then labels this Pod `leader`. */
+  termStarted(_event: ElectionObservation & { term: LeaderTerm }): void {
+    this.labelled = true;
+    const previous = this.previousHolder;
+    if (previous !== undefined && previous !== this.podName) {
+      this.label(previous, POD_ROLE.standby, false);
+    }
+    this.label(this.podName, POD_ROLE.leader, true);
+  }
+
+  /** Labels this Pod `standby`. */
+  termEnded(_event: ElectionObservation & { term: LeaderTerm }): void {
+    this.labelled = true;
+    this.label(this.podName, POD_ROLE.standby, true);
+  }
+
+  /** Remembers the holder (to demote its Pod when this candidate takes over); first: `standby`. */
+  leaderObserved(event: ElectionObservation & { holderIdentity: string }): void {
+    if (event.holderIdentity !== '' && event.holderIdentity !== event.identity) {
+      this.previousHolder = event.holderIdentity;
+    }
+    this.labelInitially();
+  }
+
+  /** The first request of the election: this Pod starts as `standby`. */
+  lockRequest(_event: ElectionObservation): void {
+    this.labelInitially();
+  }
+
+  /**
+   * Resolves when every label write queued so far has landed or failed (each bounded by
+   * `requestTimeoutMs`). Never rejects.
+   */
+  flush(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private labelInitially(): void {
+    if (this.labelled) return;
+    this.labelled = true;
+    this.label(this.podName, POD_ROLE.standby, true);
+  }
+
+  /** Queues a merge patch of one label on `pod`; `own`: failures (404 too) are warnings. */
+  private label(pod: string, role: string, own: boolean): void {
+    this.queue.push(
+      async () => {
+        const k8s = await importClientNode();
+        const api = this.kubeConfig.makeApiClient(k8s.CoreV1Api);
+        await api.patchNamespacedPod(
+          {
+            name: pod,
+            namespace: this.namespace,
+            body: { metadata: { labels: { [this.labelKey]: role } } },
+          },
+          k8s.setHeaderOptions(
+            'Content-Type',
+            k8s.PatchStrategy.MergePatch,
+            timeoutOptions(k8s, this.requestTimeoutMs),
+          ),
+        );
+      },
+      async (error) => {
+        const k8s = await importClientNode();
+        const kind = failureKind(k8s, error);
+        // Another candidate's identity need not be a Pod name: nothing to demote then.
+        if (!own && kind === 'not-found') return;
+        const target = `${this.namespace}/${pod}`;
+        const message = observabilityMessages.podLabelFailed(
+          target,
+          `${this.labelKey}=${role}`,
+          kind,
+          failureText(k8s, error),
+          kind === 'forbidden',
+        );
+        this.failures.report(`${own ? 'own' : 'previous'}:${kind}`, message);
+      },
+    );
+  }
+}

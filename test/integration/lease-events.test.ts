@@ -1,0 +1,160 @@
+/**
+ * Kubernetes Events on the Lease (LeaseEventsObserver) against the real kube-apiserver: what
+ * `kubectl get events` and `kubectl describe lease` show after real elections, with each
+ * candidate's own credentials and RBAC.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { CoreV1Api, type EventsV1Event, EventsV1Api } from '@kubernetes/client-node';
+import { LeaseEventsObserver } from 'nest-leader';
+import {
+  coordinationApi,
+  getTestCluster,
+  kubeConfigFor,
+  uniqueLeaseName,
+} from '../support/cluster.js';
+import { ELECTOR_VERBS, grantLeaseAccess, grantRules } from '../support/rbac.js';
+import { eventually, observedElector, recordingLogger } from '../support/observed-candidate.js';
+
+const cluster = getTestCluster();
+const namespace = cluster.namespace;
+const admin = kubeConfigFor(cluster);
+const EVENTS_RULE = { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] };
+
+function eventsObserver(identity: string, leaseName: string, logs: string[] = []) {
+  return new LeaseEventsObserver({
+    kubeConfig: kubeConfigFor(cluster, identity),
+    namespace,
+    leaseName,
+    logger: recordingLogger(logs),
+  });
+}
+
+/** The Events regarding Lease `leaseName`, oldest first, as events.k8s.io/v1 serves them. */
+async function eventsOn(leaseName: string): Promise<EventsV1Event[]> {
+  const list = await admin.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
+  return list.items
+    .filter((e) => e.regarding?.kind === 'Lease' && e.regarding.name === leaseName)
+    .sort((a, b) => new Date(a.eventTime).getTime() - new Date(b.eventTime).getTime());
+}
+
+async function leaseUid(leaseName: string): Promise<string> {
+  const lease = await coordinationApi(cluster).readNamespacedLease({ name: leaseName, namespace });
+  return lease.metadata!.uid!;
+}
+
+describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
+  before(async () => {
+    for (const identity of ['alice', 'bob', 'carol']) {
+      await grantLeaseAccess(cluster, identity);
+      await grantRules(cluster, identity, 'events', [EVENTS_RULE]);
+    }
+    await grantLeaseAccess(cluster, 'dave'); // no Events
+  });
+
+  test('"<identity> became leader" and "… stopped leading" on the Lease, as kubectl describe finds them', async () => {
+    const leaseName = uniqueLeaseName('events');
+    const logs: string[] = [];
+    const observers = {
+      alice: eventsObserver('alice', leaseName, logs),
+      bob: eventsObserver('bob', leaseName, logs),
+    };
+    const alice = observedElector(cluster, leaseName, 'alice', observers.alice);
+    const bob = observedElector(cluster, leaseName, 'bob', observers.bob);
+    alice.start();
+    await eventually(() => alice.isLeader(), 15_000, 'alice leads');
+    bob.start();
+    await alice.stop(); // releases: bob takes over
+    await eventually(() => bob.isLeader(), 15_000, 'bob takes over');
+    await bob.stop();
+    await Promise.all([observers.alice.flush(), observers.bob.flush()]);
+
+    const uid = await leaseUid(leaseName);
+    const events = await eventsOn(leaseName);
+    assert.deepEqual(
+      events.map((e) => `${e.reportingInstance}: ${e.type} ${e.action} "${e.note}"`),
+      [
+        'alice: Normal BecameLeader "alice became leader"',
+        'alice: Normal StoppedLeading "alice stopped leading: stopped (the elector was stopped)"',
+        'bob: Normal BecameLeader "bob became leader"',
+        'bob: Normal StoppedLeading "bob stopped leading: stopped (the elector was stopped)"',
+      ],
+      logs.join('\n'),
+    );
+    for (const event of events) {
+      assert.equal(event.reason, 'LeaderElection');
+      assert.equal(event.reportingController, 'nest-leader');
+      assert.deepEqual(
+        {
+          apiVersion: event.regarding?.apiVersion,
+          kind: event.regarding?.kind,
+          name: event.regarding?.name,
+          namespace: event.regarding?.namespace,
+          uid: event.regarding?.uid,
+        },
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: leaseName, namespace, uid },
+      );
+      assert.ok(event.metadata?.name?.startsWith(`${leaseName}.`), event.metadata?.name);
+    }
+    // kubectl describe lease: core/v1 Events selected by the object's kind, name and uid.
+    const described = await admin.makeApiClient(CoreV1Api).listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.kind=Lease,involvedObject.name=${leaseName},involvedObject.uid=${uid}`,
+    });
+    assert.deepEqual(
+      described.items.map((e) => e.message).sort(),
+      events.map((e) => e.note).sort(),
+    );
+  });
+
+  test('a lost Lease is recorded as a Warning with the reason (renew-deadline-exceeded)', async () => {
+    const leaseName = uniqueLeaseName('events-lost');
+    const observer = eventsObserver('carol', leaseName);
+    const carol = observedElector(cluster, leaseName, 'carol', observer, { releaseOnStop: false });
+    carol.start();
+    try {
+      await eventually(() => carol.isLeader(), 15_000, 'carol leads');
+      // RBAC now refuses carol's renewals: she steps down at renewDeadline.
+      await grantLeaseAccess(cluster, 'carol', ['get']);
+      await eventually(() => !carol.isLeader(), 15_000, 'carol steps down');
+    } finally {
+      await carol.stop();
+      await grantLeaseAccess(cluster, 'carol', ELECTOR_VERBS);
+    }
+    await observer.flush();
+    const events = await eventsOn(leaseName);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.note}`),
+      [
+        'Normal carol became leader',
+        'Warning carol stopped leading: renew-deadline-exceeded (the Lease was not renewed within renewDeadline)',
+      ],
+    );
+  });
+
+  test('without RBAC for Events: one clear warning, and the election goes on', async () => {
+    const leaseName = uniqueLeaseName('events-forbidden');
+    const observerLogs: string[] = [];
+    const observer = eventsObserver('dave', leaseName, observerLogs);
+    for (let term = 1; term <= 2; term++) {
+      const dave = observedElector(cluster, leaseName, 'dave', observer);
+      dave.start();
+      await eventually(() => dave.isLeader(), 15_000, `dave leads (term ${term})`);
+      await dave.stop();
+    }
+    await observer.flush();
+    const lease = await coordinationApi(cluster).readNamespacedLease({
+      name: leaseName,
+      namespace,
+    });
+    assert.equal(lease.spec?.leaseTransitions, 1, 'dave acquired twice (0, then 1) and released');
+    assert.equal(lease.spec?.holderIdentity, '');
+    const warnings = observerLogs.filter((l) => l.startsWith('WARN'));
+    assert.equal(warnings.length, 1, observerLogs.join('\n'));
+    assert.match(warnings[0]!, /Could not record a Kubernetes Event on Lease .* \(forbidden\)/);
+    assert.match(warnings[0]!, /create on events\.events\.k8s\.io/);
+    assert.match(warnings[0]!, /Leader election is unaffected/);
+    assert.equal(observerLogs.filter((l) => l.startsWith('DEBUG')).length, 3, 'the other 3 Events');
+    assert.deepEqual(await eventsOn(leaseName), []);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * One LeaderElector on a real Lease, authenticated as a test identity, reporting to an
+ * ElectionObserver — what the observability integration tests elect with.
+ */
+import { type ElectionObserver, type ElectionLogger, LeaderElector, LeaseLock } from 'nest-leader';
+import { kubeConfigFor } from './cluster.js';
+import { FAST_TIMINGS } from './candidates.js';
+import type { ClusterInfo } from './control-plane.js';
+import { bridgeObserver } from './observer-bridge.js';
+
+/** Log lines of one candidate, as `LEVEL message`. */
+export type LogLines = string[];
+
+/** A logger that keeps every line in `lines`. */
+export function recordingLogger(lines: LogLines): ElectionLogger {
+  return {
+    debug: (m) => lines.push(`DEBUG ${m}`),
+    info: (m) => lines.push(`INFO ${m}`),
+    warn: (m) => lines.push(`WARN ${m}`),
+    error: (m) => lines.push(`ERROR ${m}`),
+  };
+}
+
+/** An elector for `identity` on Lease `leaseName` (FAST_TIMINGS), reporting to `observer`. */
+export function observedElector(
+  cluster: ClusterInfo,
+  leaseName: string,
+  identity: string,
+  observer: ElectionObserver,
+  options: { logs?: LogLines; releaseOnStop?: boolean } = {},
+): LeaderElector {
+  const elector: LeaderElector = new LeaderElector({
+    lock: new LeaseLock({
+      kubeConfig: kubeConfigFor(cluster, identity),
+      name: leaseName,
+      namespace: cluster.namespace,
+      identity,
+    }),
+    identity,
+    name: leaseName,
+    ...FAST_TIMINGS,
+    releaseOnStop: options.releaseOnStop ?? true,
+    logger: recordingLogger(options.logs ?? []),
+    callbacks: bridgeObserver(leaseName, identity, observer, () => elector),
+  });
+  return elector;
+}
+
+/** Resolves once `predicate()` holds, polling every 20 ms; rejects after `timeoutMs`. */
+export async function eventually(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
