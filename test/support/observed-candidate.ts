@@ -21,17 +21,31 @@ export function recordingLogger(lines: LogLines): ElectionLogger {
   };
 }
 
-/** An elector for `identity` on Lease `leaseName` (FAST_TIMINGS), reporting to `observer`. */
+/** Options of {@link observedElector}. */
+export interface ObservedElectorOptions {
+  /** The candidate's identity (holderIdentity); default the test identity it authenticates as. */
+  identity?: string;
+  logs?: LogLines;
+  releaseOnStop?: boolean;
+  /** Awaited by the elector when a term ends, before it releases or campaigns again. */
+  onStoppedLeading?: () => Promise<void>;
+}
+
+/**
+ * An elector on Lease `leaseName` (FAST_TIMINGS), authenticated as test identity `user`,
+ * reporting to `observer` under the election name `leaseName`.
+ */
 export function observedElector(
   cluster: ClusterInfo,
   leaseName: string,
-  identity: string,
+  user: string,
   observer: ElectionObserver,
-  options: { logs?: LogLines; releaseOnStop?: boolean } = {},
+  options: ObservedElectorOptions = {},
 ): LeaderElector {
+  const identity = options.identity ?? user;
   const elector: LeaderElector = new LeaderElector({
     lock: new LeaseLock({
-      kubeConfig: kubeConfigFor(cluster, identity),
+      kubeConfig: kubeConfigFor(cluster, user),
       name: leaseName,
       namespace: cluster.namespace,
       identity,
@@ -41,7 +55,9 @@ export function observedElector(
     ...FAST_TIMINGS,
     releaseOnStop: options.releaseOnStop ?? true,
     logger: recordingLogger(options.logs ?? []),
-    callbacks: bridgeObserver(leaseName, identity, observer, () => elector),
+    callbacks: bridgeObserver(leaseName, identity, observer, () => elector, {
+      onStoppedLeading: options.onStoppedLeading,
+    }),
   });
   return elector;
 }

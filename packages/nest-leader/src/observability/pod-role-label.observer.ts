@@ -59,11 +59,15 @@ export interface PodRoleLabelObserverOptions {
  * logged once per kind). Await {@link flush} in `onStoppedLeading` to have the label flipped
  * before the Lease is released.
  *
- * The window with two `leader` labels: after a release, none if `onStoppedLeading` awaits
- * `flush()`; after a step-down or a crash, from the new leader's acquisition until its PATCH of
- * the previous holder's Pod lands (one API request). The old leader relabels itself at
- * step-down (renewDeadline), which comes at least leaseDuration − renewDeadline (5 s by default)
- * before anyone else may acquire. Needs RBAC `patch` on `pods` in the namespace.
+ * Windows. Two `leader` labels: never, as long as the new leader's PATCH of the previous
+ * holder's Pod succeeds (it is sent before its own); if it fails (RBAC, an identity that is not
+ * a Pod name), until the old leader relabels itself. A stale `leader` label on a Pod that no
+ * longer leads: after a release, none if `onStoppedLeading` awaits `flush()`; after a step-down,
+ * until its own PATCH lands — sent at renewDeadline, at least leaseDuration − renewDeadline
+ * (5 s by default) before anyone else may acquire; after a crash, until the next leader's
+ * demotion lands (about leaseDuration). No `leader` label at all: from the old leader's
+ * demotion to the new leader's PATCH (a Service has no endpoints then, as during any failover).
+ * Needs RBAC `patch` on `pods` in the namespace.
  *
  * @throws InvalidLeaderElectionOptionError (constructor) naming `podName`, `namespace`,
  *   `labelKey` or `requestTimeoutMs` when missing or invalid.

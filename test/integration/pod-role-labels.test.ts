@@ -1,0 +1,219 @@
+/**
+ * Pod role labels (PodRoleLabelObserver) against the real kube-apiserver: real Pod objects
+ * (no kubelet is needed to label a Pod), each candidate patching with its own credentials.
+ * After every handover exactly one Pod carries `leader`, and a Service selecting on the label
+ * (as the endpoints controller would: its selector as a label selector) finds only the leader.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
+import {
+  type ElectionObserver,
+  PodRoleLabelObserver,
+  DEFAULT_ROLE_LABEL_KEY as ROLE,
+} from 'nest-leader';
+import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
+import { grantLeaseAccess, grantRules } from '../support/rbac.js';
+import { eventually, observedElector, recordingLogger } from '../support/observed-candidate.js';
+
+const cluster = getTestCluster();
+const namespace = cluster.namespace;
+const core = kubeConfigFor(cluster).makeApiClient(CoreV1Api);
+const PATCH_PODS = { apiGroups: [''], resources: ['pods'], verbs: ['patch'] };
+const app = `role-labels-${randomBytes(3).toString('hex')}`;
+
+/** A Pod per identity, named after it (identity = POD_NAME, as with the downward API). */
+function podName(identity: string): string {
+  return `${app}-${identity}`;
+}
+
+async function createPod(identity: string): Promise<void> {
+  await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name: podName(identity), labels: { app } },
+      spec: {
+        automountServiceAccountToken: false,
+        containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
+      },
+    },
+  });
+}
+
+/** Role label of each of this test's Pods, as `kubectl get pods -L nest-leader/role` shows it. */
+async function roles(): Promise<Record<string, string | undefined>> {
+  const pods = await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` });
+  return Object.fromEntries(pods.items.map((p) => [p.metadata!.name!, p.metadata!.labels?.[ROLE]]));
+}
+
+/** The Pods a Service's selector matches, as the endpoints controller selects them. */
+async function selected(service: V1Service): Promise<string[]> {
+  const selector = Object.entries(service.spec!.selector!)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const pods = await core.listNamespacedPod({ namespace, labelSelector: selector });
+  return pods.items.map((p) => p.metadata!.name!).sort();
+}
+
+/** An observer that stops forwarding when the process "crashes". */
+function crashable(observer: ElectionObserver): ElectionObserver & { crash(): void } {
+  let alive = true;
+  const forward =
+    <K extends keyof ElectionObserver>(key: K) =>
+    (event: never) => {
+      if (alive) (observer[key] as (e: never) => void | undefined)?.call(observer, event);
+    };
+  return {
+    termStarted: forward('termStarted'),
+    termEnded: forward('termEnded'),
+    leaderObserved: forward('leaderObserved'),
+    lockRequest: forward('lockRequest'),
+    crash: () => {
+      alive = false;
+    },
+  };
+}
+
+describe('pod role labels', { timeout: 120_000 }, () => {
+  const identities = ['alice', 'bob', 'carol'] as const;
+  let service: V1Service;
+
+  before(async () => {
+    // Pods need their namespace's `default` ServiceAccount, which a cluster's service-account
+    // controller creates; our control plane runs no controllers.
+    await core
+      .createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'default' } } })
+      .catch((error: { code?: number }) => {
+        if (error.code !== 409) throw error;
+      });
+    for (const identity of [...identities, 'dave']) await createPod(identity);
+    for (const identity of identities) {
+      await grantLeaseAccess(cluster, identity);
+      await grantRules(cluster, identity, 'pods', [PATCH_PODS]);
+    }
+    await grantLeaseAccess(cluster, 'dave'); // may not patch pods
+    service = await core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name: app },
+        spec: { selector: { app, [ROLE]: 'leader' }, ports: [{ port: 80, targetPort: 3000 }] },
+      },
+    });
+  });
+
+  after(async () => {
+    await core.deleteCollectionNamespacedPod({ namespace, labelSelector: `app=${app}` });
+    await core.deleteNamespacedService({ name: app, namespace });
+  });
+
+  test('after every handover (release, crash) exactly one Pod is leader, and the Service selects only it', async () => {
+    const leaseName = uniqueLeaseName('role-labels');
+    const candidates = identities.map((identity) => {
+      const labels = new PodRoleLabelObserver({
+        kubeConfig: kubeConfigFor(cluster, identity),
+        podName: podName(identity),
+        namespace,
+      });
+      const observer = crashable(labels);
+      const elector = observedElector(cluster, leaseName, identity, observer, {
+        identity: podName(identity),
+        onStoppedLeading: () => labels.flush(),
+      });
+      return { identity, pod: podName(identity), labels, observer, elector };
+    });
+    const flushAll = () => Promise.all(candidates.map((c) => c.labels.flush()));
+    const leaderOf = (among: typeof candidates) => among.find((c) => c.elector.isLeader());
+
+    // Two `leader` labels at any sampled instant would be a routing split.
+    const doubleLeader: string[] = [];
+    let sampling = true;
+    let samples = 0;
+    const sampler = (async () => {
+      while (sampling) {
+        const current = await roles();
+        samples++;
+        const leaders = Object.keys(current).filter((pod) => current[pod] === 'leader');
+        if (leaders.length > 1) doubleLeader.push(leaders.join(', '));
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
+
+    async function expectOnlyLeader(leader: (typeof candidates)[number], when: string) {
+      // Every live candidate has seen the new leader (followers read every retryPeriod).
+      await eventually(
+        () => live.every((c) => c.elector.leader === leader.pod),
+        15_000,
+        `${when}: everyone sees ${leader.pod}`,
+      );
+      await flushAll();
+      const expected: Record<string, string | undefined> = Object.fromEntries(
+        candidates.map((c) => [c.pod, c === leader ? 'leader' : 'standby']),
+      );
+      expected[podName('dave')] = undefined;
+      assert.deepEqual(await roles(), expected, when);
+      assert.deepEqual(
+        await selected(service),
+        [leader.pod],
+        `${when}: Service selects the leader`,
+      );
+    }
+
+    let live = candidates;
+    try {
+      for (const c of candidates) c.elector.start();
+      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader');
+      const first = leaderOf(live)!;
+      await expectOnlyLeader(first, 'elected');
+
+      // Handover 1: the leader shuts down and releases (after its label is flipped).
+      await first.elector.stop();
+      live = live.filter((c) => c !== first);
+      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader after release');
+      const second = leaderOf(live)!;
+      await expectOnlyLeader(second, 'after release');
+
+      // Handover 2: the leader's process is lost — no more label writes, and RBAC now refuses
+      // its renewals and release: its Pod still says leader while the Lease expires.
+      second.observer.crash();
+      await grantLeaseAccess(cluster, second.identity, ['get']);
+      live = live.filter((c) => c !== second);
+      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader after the crash');
+      const third = leaderOf(live)!;
+      await expectOnlyLeader(third, 'after crash');
+    } finally {
+      sampling = false;
+      await sampler;
+      for (const c of candidates) await c.elector.stop();
+      for (const identity of identities) await grantLeaseAccess(cluster, identity);
+    }
+    // The new leader demotes the previous holder's Pod before it labels its own: never two.
+    assert.deepEqual(doubleLeader, [], 'no instant with two leader labels');
+    assert.ok(samples > 20, `sampled the labels ${samples} times`);
+  });
+
+  test('without RBAC patch on pods: one warning naming the fix, and the election goes on', async () => {
+    const logs: string[] = [];
+    const labels = new PodRoleLabelObserver({
+      kubeConfig: kubeConfigFor(cluster, 'dave'),
+      podName: podName('dave'),
+      namespace,
+      logger: recordingLogger(logs),
+    });
+    const dave = observedElector(cluster, uniqueLeaseName('role-labels-rbac'), 'dave', labels, {
+      identity: podName('dave'),
+    });
+    dave.start();
+    try {
+      await eventually(() => dave.isLeader(), 15_000, 'dave leads');
+    } finally {
+      await dave.stop();
+    }
+    await labels.flush();
+    const warnings = logs.filter((l) => l.startsWith('WARN'));
+    assert.equal(warnings.length, 1, logs.join('\n'));
+    assert.match(warnings[0]!, /Could not label Pod .*-dave nest-leader\/role=\w+ \(forbidden\)/);
+    assert.match(warnings[0]!, /verbs \["patch"\]/);
+    assert.equal((await roles())[podName('dave')], undefined);
+  });
+});
