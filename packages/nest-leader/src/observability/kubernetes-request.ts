@@ -4,6 +4,7 @@
  * failure for log lines and de-duplication.
  */
 import type * as ClientNode from '@kubernetes/client-node';
+import { InvalidLeaderElectionOptionError } from '../errors.js';
 
 /** The `@kubernetes/client-node` module. */
 export type ClientNodeModule = typeof ClientNode;
@@ -11,6 +12,22 @@ export type ClientNodeModule = typeof ClientNode;
 /** `@kubernetes/client-node`, imported on first use (observers are built before any write). */
 export function importClientNode(): Promise<ClientNodeModule> {
   return import('@kubernetes/client-node');
+}
+
+/**
+ * `requestTimeoutMs` with its default applied.
+ * @throws InvalidLeaderElectionOptionError unless it is a positive finite number.
+ */
+export function validateRequestTimeoutMs(value: number | undefined, defaultMs: number): number {
+  const timeoutMs = value ?? defaultMs;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new InvalidLeaderElectionOptionError(
+      'requestTimeoutMs',
+      'must be a positive number of milliseconds',
+      timeoutMs,
+    );
+  }
+  return timeoutMs;
 }
 
 /** Request options that abort the HTTP request after `timeoutMs`. */

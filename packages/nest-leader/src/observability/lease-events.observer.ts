@@ -20,6 +20,7 @@ import {
   importClientNode,
   SerialQueue,
   timeoutOptions,
+  validateRequestTimeoutMs,
 } from './kubernetes-request.js';
 import { isQualifiedName } from './qualified-name.js';
 
@@ -86,15 +87,10 @@ export class LeaseEventsObserver implements ElectionObserver {
       );
     }
     this.reportingController = controller;
-    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_EVENT_REQUEST_TIMEOUT_MS;
-    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-      throw new InvalidLeaderElectionOptionError(
-        'requestTimeoutMs',
-        'must be a positive number of milliseconds',
-        timeoutMs,
-      );
-    }
-    this.requestTimeoutMs = timeoutMs;
+    this.requestTimeoutMs = validateRequestTimeoutMs(
+      options.requestTimeoutMs,
+      DEFAULT_EVENT_REQUEST_TIMEOUT_MS,
+    );
     this.failures = new FailureReporter(options.logger ?? consoleWarnings);
   }
 

@@ -18,6 +18,7 @@ import {
   importClientNode,
   SerialQueue,
   timeoutOptions,
+  validateRequestTimeoutMs,
 } from './kubernetes-request.js';
 import { isQualifiedName } from './qualified-name.js';
 
@@ -114,15 +115,10 @@ export class PodRoleLabelObserver implements ElectionObserver {
       );
     }
     this.labelKey = labelKey;
-    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS;
-    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-      throw new InvalidLeaderElectionOptionError(
-        'requestTimeoutMs',
-        'must be a positive number of milliseconds',
-        timeoutMs,
-      );
-    }
-    this.requestTimeoutMs = timeoutMs;
+    this.requestTimeoutMs = validateRequestTimeoutMs(
+      options.requestTimeoutMs,
+      DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS,
+    );
     this.kubeConfig = options.kubeConfig;
     this.failures = new FailureReporter(options.logger ?? consoleWarnings);
   }
