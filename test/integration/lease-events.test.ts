@@ -151,8 +151,14 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     assert.equal(lease.spec?.holderIdentity, '');
     const warnings = observerLogs.filter((l) => l.startsWith('WARN'));
     assert.equal(warnings.length, 1, observerLogs.join('\n'));
-    assert.match(warnings[0]!, /Could not record a Kubernetes Event on Lease .* \(forbidden\)/);
-    assert.match(warnings[0]!, /create on events\.events\.k8s\.io/);
+    assert.match(
+      warnings[0]!,
+      /Could not record a Kubernetes Event on Lease .*: Cannot create events\.events\.k8s\.io .*forbidden \(HTTP 403\)/,
+    );
+    assert.match(
+      warnings[0]!,
+      /grant the pod's ServiceAccount the verb create on events\.events\.k8s\.io/,
+    );
     assert.match(warnings[0]!, /Leader election is unaffected/);
     assert.equal(observerLogs.filter((l) => l.startsWith('DEBUG')).length, 3, 'the other 3 Events');
     assert.deepEqual(await eventsOn(leaseName), []);

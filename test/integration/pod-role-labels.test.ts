@@ -212,8 +212,11 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     await labels.flush();
     const warnings = logs.filter((l) => l.startsWith('WARN'));
     assert.equal(warnings.length, 1, logs.join('\n'));
-    assert.match(warnings[0]!, /Could not label Pod .*-dave nest-leader\/role=\w+ \(forbidden\)/);
-    assert.match(warnings[0]!, /verbs \["patch"\]/);
+    assert.match(
+      warnings[0]!,
+      /Could not set the pod role label nest-leader\/role=standby: Cannot patch pods ".*-dave" .*forbidden \(HTTP 403\)/,
+    );
+    assert.match(warnings[0]!, /grant the pod's ServiceAccount the verb patch on pods/);
     assert.equal((await roles())[podName('dave')], undefined);
   });
 });

@@ -3,6 +3,11 @@
  * other's types back (no import cycle). Framework-free.
  */
 
+import type { LockOperation } from './locks/resource-lock.js';
+
+/** A Kubernetes verb nest-leader uses: the locks' `get`/`create`/`update`, and `patch` (pod labels). */
+export type KubernetesVerb = LockOperation | 'patch';
+
 /**
  * How a failed Kubernetes API call is classified:
  * - `unauthorized` (401) and `forbidden` (403): fix credentials or RBAC.

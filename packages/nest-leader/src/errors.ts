@@ -5,7 +5,11 @@
  * Framework-free: imported by the core (`election/`, `locks/`) and the Nest layer.
  */
 
-import type { KubernetesApiErrorKind, LeaderTermEndReason } from './errors.interfaces.js';
+import type {
+  KubernetesApiErrorKind,
+  KubernetesVerb,
+  LeaderTermEndReason,
+} from './errors.interfaces.js';
 import type { LockOperation } from './locks/resource-lock.js';
 import {
   invalidOptionMessage,
@@ -86,6 +90,7 @@ export class LockConflictError extends LeaderElectionError {
 
 export type {
   KubernetesApiErrorKind,
+  KubernetesVerb,
   LeaderTermEndReason,
   LeaseApiErrorKind,
 } from './errors.interfaces.js';
@@ -102,8 +107,8 @@ export class KubernetesApiError extends LeaderElectionError {
   readonly kind: KubernetesApiErrorKind;
   /** HTTP status code, if the API server answered. */
   readonly statusCode: number | undefined;
-  /** The Kubernetes verb: `get`, `create` or `update`. */
-  readonly verb: LockOperation;
+  /** The Kubernetes verb: `get`, `create`, `update` (locks, Events) or `patch` (pod labels). */
+  readonly verb: KubernetesVerb;
   /** The resource with its API group, as RBAC names it: `leases.coordination.k8s.io`. */
   readonly resource: string;
   /** The object's namespace. */

@@ -4,7 +4,11 @@
  */
 
 import { inspect } from 'node:util';
-import type { KubernetesApiErrorKind, LeaderTermEndReason } from './errors.interfaces.js';
+import type {
+  KubernetesApiErrorKind,
+  KubernetesVerb,
+  LeaderTermEndReason,
+} from './errors.interfaces.js';
 import type { LockOperation } from './locks/resource-lock.js';
 
 // ---------------------------------------------------------------------------
@@ -91,7 +95,7 @@ export interface KubernetesApiErrorDetails {
   /** Classification of the failure. */
   kind: KubernetesApiErrorKind;
   /** The Kubernetes verb that failed. */
-  verb: LockOperation;
+  verb: KubernetesVerb;
   /** The resource with its API group, as RBAC names it, e.g. `leases.coordination.k8s.io`. */
   resource: string;
   /** The object's name. */
@@ -106,6 +110,11 @@ export interface KubernetesApiErrorDetails {
   serverMessage?: string;
   /** For `configuration`: what is wrong and what to fix (see `kubernetesConfigurationProblems`). */
   problem?: string;
+  /**
+   * For `forbidden`: the verbs to grant. Default: a lock's `get`, `create` and `update`; the
+   * observers' requests name their one verb (`create` on Events, `patch` on pods).
+   */
+  rbacVerbs?: readonly string[];
 }
 
 /** What a `LeaseApiError` message is built from: the details minus the resource (Leases). */
@@ -114,8 +123,9 @@ export type LeaseApiErrorDetails = Omit<KubernetesApiErrorDetails, 'resource'>;
 const kubernetesApiFixes: Record<KubernetesApiErrorKind, (d: KubernetesApiErrorDetails) => string> =
   {
     forbidden: (d) =>
-      `RBAC denies it: grant the pod's ServiceAccount the verbs get, create and update on ` +
-      `${d.resource} in namespace "${d.namespace}" (a Role + RoleBinding).`,
+      `RBAC denies it: grant the pod's ServiceAccount the ` +
+      (d.rbacVerbs ? `verb ${d.rbacVerbs.join(', ')}` : 'verbs get, create and update') +
+      ` on ${d.resource} in namespace "${d.namespace}" (a Role + RoleBinding).`,
     unauthorized: () =>
       'The API server rejected the credentials: check the kubeconfig or the mounted ' +
       'ServiceAccount token (automountServiceAccountToken).',
@@ -426,6 +436,11 @@ export const nestMessages = {
 // Observability (metrics, Kubernetes Events, pod role labels)
 // ---------------------------------------------------------------------------
 
+/** Kubernetes resource of Events (API group events.k8s.io), as RBAC names it. */
+export const EVENT_RESOURCE = 'events.events.k8s.io';
+/** Kubernetes resource of Pods (core API group), as RBAC names it. */
+export const POD_RESOURCE = 'pods';
+
 /** Messages of the observers in `observability/`. */
 export const observabilityMessages = {
   missingPeer: (packageName: string, range: string, feature: string) =>
@@ -440,21 +455,12 @@ export const observabilityMessages = {
   /** `note` of the Event recorded when a term ends. */
   stoppedLeadingNote: (identity: string, reason: LeaderTermEndReason) =>
     `${identity} stopped leading: ${reason} (${termEndReasonText[reason]})`,
-  eventFailed: (lease: string, kind: string, failure: string, rbacHint: boolean) =>
-    `Could not record a Kubernetes Event on ${lease} (${kind}): ${failure}.` +
-    (rbacHint
-      ? ` Grant the pod's ServiceAccount the verb create on events.events.k8s.io in the ` +
-        `Lease's namespace (Role rule: apiGroups ["events.k8s.io"], resources ["events"], ` +
-        `verbs ["create"]), or turn Events off.`
-      : '') +
-    ' Leader election is unaffected; further failures of this kind are logged at debug level.',
-  podLabelFailed: (pod: string, label: string, kind: string, failure: string, rbacHint: boolean) =>
-    `Could not label Pod ${pod} ${label} (${kind}): ${failure}.` +
-    (rbacHint
-      ? " Grant the pod's ServiceAccount the verb patch on pods in its namespace (Role rule: " +
-        'apiGroups [""], resources ["pods"], verbs ["patch"]), or turn pod role labels off.'
-      : '') +
-    ' Leader election is unaffected; further failures of this kind are logged at debug level.',
+  eventFailed: (lease: string, error: Error) =>
+    `Could not record a Kubernetes Event on ${lease}: ${error.message} Leader election is ` +
+    'unaffected; further failures of this kind are logged at debug level.',
+  podLabelFailed: (label: string, error: Error) =>
+    `Could not set the pod role label ${label}: ${error.message} Leader election is ` +
+    'unaffected; further failures of this kind are logged at debug level.',
   podNameRule:
     'must name this pod: set POD_NAME from the downward API (env valueFrom fieldRef ' +
     'metadata.name) or pass podName',

@@ -3,15 +3,19 @@
  * record in a Kubernetes object (Lease today; the resource is a parameter). The kinds and what
  * each means are documented on `KubernetesApiErrorKind`.
  */
-import { KubernetesApiError, LeaseApiError, LockConflictError } from '../errors.js';
+import {
+  KubernetesApiError,
+  type KubernetesVerb,
+  LeaseApiError,
+  LockConflictError,
+} from '../errors.js';
 import { kubernetesConfigurationProblems, LEASE_RESOURCE } from '../messages.js';
 import { loadClientNode } from './client-node.loader.js';
-import type { LockOperation } from './resource-lock.js';
 
 /** The request that failed, as error messages and RBAC hints name it. */
 export interface KubernetesRequest {
-  /** The Kubernetes verb: `get`, `create` or `update`. */
-  verb: LockOperation;
+  /** The Kubernetes verb: `get`, `create`, `update`, or `patch` (pod labels). */
+  verb: KubernetesVerb;
   /** The resource with its API group, as RBAC names it, e.g. `leases.coordination.k8s.io`. */
   resource: string;
   /** The object's name. */
@@ -20,8 +24,12 @@ export interface KubernetesRequest {
   namespace: string;
   /** The candidate's identity, only to name it in messages. */
   identity?: string;
-  /** The lock's description (`Lease ns/name`), for `LockConflictError`. */
-  lock: string;
+  /**
+   * The lock's description (`Lease ns/name`): a 409 on its create/update is a
+   * `LockConflictError`. Absent for requests that are not a lock's (Events, pod labels): a 409
+   * is then a `KubernetesApiError` of kind `conflict`.
+   */
+  lock?: string;
   /**
    * False when the request never reached the HTTP layer: client-node failed while applying
    * the kubeconfig's credentials and TLS material (exec plugin, certificate files, a refused
@@ -48,7 +56,7 @@ const TLS_VERIFICATION_CODES = new Set([
 
 /**
  * The error a Kubernetes lock rejects with for `error`, thrown by a client-node call:
- * - 409 on `create`/`update` → `LockConflictError` (lost a race; the elector re-reads);
+ * - 409 on a lock's `create`/`update` → `LockConflictError` (lost a race; the elector re-reads);
  * - an `ApiException` → by HTTP status (401 unauthorized, 403 forbidden, 404 not-found, 408,
  *   429 and 5xx transient, other 4xx invalid), except the API server's plain-text 400 to an
  *   `http://` request on its HTTPS port, which is `configuration`;
@@ -79,6 +87,8 @@ export function classifyKubernetesApiError(
       statusCode,
       serverMessage,
       problem,
+      // A lock needs all of get, create and update; any other request its own verb.
+      rbacVerbs: request.lock === undefined ? [request.verb] : undefined,
     };
     return request.resource === LEASE_RESOURCE
       ? new LeaseApiError(details, { cause: error })
@@ -87,7 +97,11 @@ export function classifyKubernetesApiError(
 
   if (error instanceof loadClientNode().ApiException) {
     const code = error.code;
-    if (code === 409 && request.verb !== 'get') {
+    if (
+      code === 409 &&
+      request.lock !== undefined &&
+      (request.verb === 'create' || request.verb === 'update')
+    ) {
       return new LockConflictError(request.lock, request.verb, { cause: error });
     }
     const status = parseStatus(error.body);

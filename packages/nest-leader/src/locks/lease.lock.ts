@@ -1,14 +1,10 @@
-import type {
-  ConfigurationOptions,
-  CoordinationV1Api,
-  KubeConfig,
-  V1Lease,
-} from '@kubernetes/client-node';
+import type { CoordinationV1Api, KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { LEASE_RESOURCE, lockMessages } from '../messages.js';
 import { loadClientNode } from './client-node.loader.js';
 import { validateKubeConfig } from './kube-config.loader.js';
 import { classifyKubernetesApiError } from './kubernetes-api-errors.js';
+import { type KubernetesRequestOptions, kubernetesRequestOptions } from './kubernetes-request.js';
 import { validateLeaseName, validateNamespace } from './kubernetes-names.js';
 import { toMicroTime } from './micro-time.js';
 import {
@@ -168,33 +164,9 @@ export class LeaseLock implements ResourceLock {
     return { record: fromLeaseSpec(lease), version: lease.metadata?.resourceVersion ?? '' };
   }
 
-  /**
-   * Options passing the caller's signal, bounded by `requestTimeoutMs`, to the HTTP request;
-   * `sent()` tells whether the request got past applying the kubeconfig's credentials and TLS
-   * settings (client-node applies them before the middleware runs).
-   */
-  private request(signal: AbortSignal | undefined): {
-    options: ConfigurationOptions;
-    sent: () => boolean;
-  } {
-    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const { Observable } = loadClientNode();
-    let sent = false;
-    const options: ConfigurationOptions = {
-      middleware: [
-        {
-          pre: (context) => {
-            sent = true;
-            context.setSignal(combined);
-            return new Observable(Promise.resolve(context));
-          },
-          post: (response) => new Observable(Promise.resolve(response)),
-        },
-      ],
-      middlewareMergeStrategy: 'append',
-    };
-    return { options, sent: () => sent };
+  /** Options passing the caller's signal, bounded by `requestTimeoutMs`, to the request. */
+  private request(signal: AbortSignal | undefined): KubernetesRequestOptions {
+    return kubernetesRequestOptions(this.requestTimeoutMs, signal);
   }
 
   private classify(

@@ -1,18 +1,13 @@
 /**
- * Plumbing shared by the observers that write to the Kubernetes API (Events, pod labels):
- * client-node loaded on first use, a per-request timeout, and a one-word classification of a
- * failure for log lines and de-duplication.
+ * Plumbing shared by the observers that write to the Kubernetes API (Events, pod labels): the
+ * `requestTimeoutMs` rule, a failure classified as the locks classify theirs, one warning per
+ * kind of failure, and a queue that keeps writes in order without ever blocking the election.
  */
-import type * as ClientNode from '@kubernetes/client-node';
-import { InvalidLeaderElectionOptionError } from '../errors.js';
-
-/** The `@kubernetes/client-node` module. */
-export type ClientNodeModule = typeof ClientNode;
-
-/** `@kubernetes/client-node`, imported on first use (observers are built before any write). */
-export function importClientNode(): Promise<ClientNodeModule> {
-  return import('@kubernetes/client-node');
-}
+import { InvalidLeaderElectionOptionError, type KubernetesApiError } from '../errors.js';
+import {
+  classifyKubernetesApiError,
+  type KubernetesRequest,
+} from '../locks/kubernetes-api-errors.js';
 
 /**
  * `requestTimeoutMs` with its default applied.
@@ -30,60 +25,16 @@ export function validateRequestTimeoutMs(value: number | undefined, defaultMs: n
   return timeoutMs;
 }
 
-/** Request options that abort the HTTP request after `timeoutMs`. */
-export function timeoutOptions(
-  k8s: ClientNodeModule,
-  timeoutMs: number,
-): ClientNode.ConfigurationOptions {
-  const signal = AbortSignal.timeout(timeoutMs);
-  return {
-    middleware: [
-      {
-        pre: (context) => {
-          context.setSignal(signal);
-          return new k8s.Observable(Promise.resolve(context));
-        },
-        post: (response) => new k8s.Observable(Promise.resolve(response)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
-}
-
 /**
- * `forbidden`, `unauthorized`, `not-found`, `invalid`, `conflict`, `transient` (429, 5xx,
- * network) or `timeout`, as the locks classify Lease requests.
+ * `error`, thrown by a client-node call, as a {@link KubernetesApiError}: its `kind`
+ * (forbidden, transient, configuration, …) and a message naming the verb, resource, object and
+ * what to fix, as `classifyKubernetesApiError` builds them for the locks.
  */
-export function failureKind(k8s: ClientNodeModule, error: unknown): string {
-  if (error instanceof k8s.ApiException) {
-    const code = error.code;
-    if (code === 401) return 'unauthorized';
-    if (code === 403) return 'forbidden';
-    if (code === 404) return 'not-found';
-    if (code === 409) return 'conflict';
-    if (code === 408 || code === 429 || code >= 500) return 'transient';
-    return 'invalid';
-  }
-  const name = (error as { name?: unknown } | undefined)?.name;
-  return name === 'AbortError' || name === 'TimeoutError' ? 'timeout' : 'transient';
-}
-
-/**
- * One line about a failure: the HTTP status and the API server's `Status.message` for an
- * `ApiException` (whose own message carries the whole body and headers), else the message.
- */
-export function failureText(k8s: ClientNodeModule, error: unknown): string {
-  if (error instanceof k8s.ApiException) {
-    let message: unknown;
-    try {
-      const body = error.body as unknown;
-      message = (typeof body === 'string' ? JSON.parse(body) : body)?.message;
-    } catch {
-      message = undefined;
-    }
-    return `HTTP ${error.code}${typeof message === 'string' ? `: ${message}` : ''}`;
-  }
-  return error instanceof Error ? error.message : String(error);
+export function classifyObserverFailure(
+  request: Omit<KubernetesRequest, 'lock'>,
+  error: unknown,
+): KubernetesApiError {
+  return classifyKubernetesApiError(request, error) as KubernetesApiError;
 }
 
 /**
@@ -97,7 +48,7 @@ export class FailureReporter {
     private readonly logger: { warn(message: string): void; debug(message: string): void },
   ) {}
 
-  /** Reports a failure of `kind`, with `message` built only when it is logged. */
+  /** Reports a failure of `kind`. */
   report(kind: string, message: string): void {
     if (this.warned.has(kind)) {
       this.logger.debug(message);
@@ -122,7 +73,7 @@ export class SerialQueue {
   private tail: Promise<void> = Promise.resolve();
 
   /** Queues `job`; `onError` receives what it throws (and must not throw). */
-  push(job: () => Promise<void>, onError: (error: unknown) => void | Promise<void>): void {
+  push(job: () => Promise<void>, onError: (error: unknown) => void): void {
     this.tail = this.tail.then(() => job().catch(onError)).catch(() => undefined);
   }
 

@@ -10,16 +10,17 @@ import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ElectionObservation, ElectionObserver } from '../election/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.options.js';
 import { validateLeaseName, validateNamespace } from '../locks/kubernetes-names.js';
-import { observabilityMessages } from '../messages.js';
+import { EVENT_RESOURCE, observabilityMessages } from '../messages.js';
+import { loadClientNode } from '../locks/client-node.loader.js';
 import {
-  type ClientNodeModule,
+  type KubernetesRequestOptions,
+  kubernetesRequestOptions,
+} from '../locks/kubernetes-request.js';
+import {
+  classifyObserverFailure,
   consoleWarnings,
   FailureReporter,
-  failureKind,
-  failureText,
-  importClientNode,
   SerialQueue,
-  timeoutOptions,
   validateRequestTimeoutMs,
 } from './kubernetes-request.js';
 import { isQualifiedName } from './qualified-name.js';
@@ -117,74 +118,69 @@ export class LeaseEventsObserver implements ElectionObserver {
 
   private enqueue(identity: string, type: 'Normal' | 'Warning', action: string, note: string) {
     const eventTime = new Date();
+    const name = eventName(this.leaseName, eventTime);
+    let request: KubernetesRequestOptions | undefined;
     this.queue.push(
-      () => this.write(identity, type, action, note, eventTime),
-      (error) => this.report(error),
-    );
-  }
-
-  private async write(
-    identity: string,
-    type: 'Normal' | 'Warning',
-    action: string,
-    note: string,
-    eventTime: Date,
-  ): Promise<void> {
-    const k8s = await importClientNode();
-    const regarding: V1ObjectReference = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      name: this.leaseName,
-      namespace: this.namespace,
-    };
-    const lease = await this.readLease(k8s);
-    if (lease?.metadata?.uid) regarding.uid = lease.metadata.uid;
-    if (lease?.metadata?.resourceVersion)
-      regarding.resourceVersion = lease.metadata.resourceVersion;
-    const events = this.kubeConfig.makeApiClient(k8s.EventsV1Api);
-    await events.createNamespacedEvent(
-      {
-        namespace: this.namespace,
-        body: {
-          apiVersion: 'events.k8s.io/v1',
-          kind: 'Event',
-          metadata: { name: eventName(this.leaseName, eventTime), namespace: this.namespace },
-          eventTime: new k8s.V1MicroTime(eventTime.getTime()),
-          type,
-          reason: LEADER_ELECTION_EVENT_REASON,
-          action,
-          note,
-          regarding,
-          reportingController: this.reportingController,
-          reportingInstance: identity,
-        },
+      async () => {
+        const k8s = loadClientNode();
+        const regarding: V1ObjectReference = {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          name: this.leaseName,
+          namespace: this.namespace,
+        };
+        const lease = await this.readLease();
+        if (lease?.metadata?.uid) regarding.uid = lease.metadata.uid;
+        request = kubernetesRequestOptions(this.requestTimeoutMs);
+        await this.kubeConfig.makeApiClient(k8s.EventsV1Api).createNamespacedEvent(
+          {
+            namespace: this.namespace,
+            body: {
+              apiVersion: 'events.k8s.io/v1',
+              kind: 'Event',
+              metadata: { name, namespace: this.namespace },
+              eventTime: new k8s.V1MicroTime(eventTime.getTime()),
+              type,
+              reason: LEADER_ELECTION_EVENT_REASON,
+              action,
+              note,
+              regarding,
+              reportingController: this.reportingController,
+              reportingInstance: identity,
+            },
+          },
+          request.options,
+        );
       },
-      timeoutOptions(k8s, this.requestTimeoutMs),
+      (error) => {
+        const failure = classifyObserverFailure(
+          {
+            verb: 'create',
+            resource: EVENT_RESOURCE,
+            name,
+            namespace: this.namespace,
+            identity,
+            sent: request?.sent() ?? false,
+          },
+          error,
+        );
+        const lease = `Lease ${this.namespace}/${this.leaseName}`;
+        this.failures.report(failure.kind, observabilityMessages.eventFailed(lease, failure));
+      },
     );
   }
 
   /** The Lease, for its uid; `undefined` if it cannot be read (the Event is still recorded). */
-  private async readLease(k8s: ClientNodeModule): Promise<V1Lease | undefined> {
+  private async readLease(): Promise<V1Lease | undefined> {
     try {
-      const api = this.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+      const api = this.kubeConfig.makeApiClient(loadClientNode().CoordinationV1Api);
       return await api.readNamespacedLease(
         { name: this.leaseName, namespace: this.namespace },
-        timeoutOptions(k8s, this.requestTimeoutMs),
+        kubernetesRequestOptions(this.requestTimeoutMs).options,
       );
     } catch {
       return undefined;
     }
-  }
-
-  private async report(error: unknown): Promise<void> {
-    const k8s = await importClientNode();
-    const kind = failureKind(k8s, error);
-    const lease = `Lease ${this.namespace}/${this.leaseName}`;
-    const text = failureText(k8s, error);
-    this.failures.report(
-      kind,
-      observabilityMessages.eventFailed(lease, kind, text, kind === 'forbidden'),
-    );
   }
 }
 

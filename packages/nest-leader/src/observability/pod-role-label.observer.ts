@@ -9,15 +9,17 @@ import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ElectionObservation, ElectionObserver } from '../election/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.options.js';
 import { validateNamespace } from '../locks/kubernetes-names.js';
-import { observabilityMessages } from '../messages.js';
+import { observabilityMessages, POD_RESOURCE } from '../messages.js';
+import { loadClientNode } from '../locks/client-node.loader.js';
 import {
+  type KubernetesRequestOptions,
+  kubernetesRequestOptions,
+} from '../locks/kubernetes-request.js';
+import {
+  classifyObserverFailure,
   consoleWarnings,
   FailureReporter,
-  failureKind,
-  failureText,
-  importClientNode,
   SerialQueue,
-  timeoutOptions,
   validateRequestTimeoutMs,
 } from './kubernetes-request.js';
 import { isQualifiedName } from './qualified-name.js';
@@ -168,37 +170,39 @@ export class PodRoleLabelObserver implements ElectionObserver {
 
   /** Queues a merge patch of one label on `pod`; `own`: failures (404 too) are warnings. */
   private label(pod: string, role: string, own: boolean): void {
+    let request: KubernetesRequestOptions | undefined;
     this.queue.push(
       async () => {
-        const k8s = await importClientNode();
-        const api = this.kubeConfig.makeApiClient(k8s.CoreV1Api);
-        await api.patchNamespacedPod(
+        const k8s = loadClientNode();
+        request = kubernetesRequestOptions(this.requestTimeoutMs);
+        await this.kubeConfig.makeApiClient(k8s.CoreV1Api).patchNamespacedPod(
           {
             name: pod,
             namespace: this.namespace,
             body: { metadata: { labels: { [this.labelKey]: role } } },
           },
-          k8s.setHeaderOptions(
-            'Content-Type',
-            k8s.PatchStrategy.MergePatch,
-            timeoutOptions(k8s, this.requestTimeoutMs),
-          ),
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch, request.options),
         );
       },
-      async (error) => {
-        const k8s = await importClientNode();
-        const kind = failureKind(k8s, error);
-        // Another candidate's identity need not be a Pod name: nothing to demote then.
-        if (!own && kind === 'not-found') return;
-        const target = `${this.namespace}/${pod}`;
-        const message = observabilityMessages.podLabelFailed(
-          target,
-          `${this.labelKey}=${role}`,
-          kind,
-          failureText(k8s, error),
-          kind === 'forbidden',
+      (error) => {
+        const failure = classifyObserverFailure(
+          {
+            verb: 'patch',
+            resource: POD_RESOURCE,
+            name: pod,
+            namespace: this.namespace,
+            identity: this.podName,
+            sent: request?.sent() ?? false,
+          },
+          error,
         );
-        this.failures.report(`${own ? 'own' : 'previous'}:${kind}`, message);
+        // Another candidate's identity need not be a Pod name: nothing to demote then.
+        if (!own && failure.kind === 'not-found') return;
+        const label = `${this.labelKey}=${role}`;
+        this.failures.report(
+          `${own ? 'own' : 'previous'}:${failure.kind}`,
+          observabilityMessages.podLabelFailed(label, failure),
+        );
       },
     );
   }

@@ -1,10 +1,10 @@
 /**
  * Loads the optional peer dependency `prom-client` on first use, so applications that never
- * turn metrics on neither install nor load it. prom-client is CommonJS: `require` loads it
- * synchronously from ESM, and the observer can be built in a constructor.
+ * turn metrics on neither install nor load it. Loaded synchronously (`require`, through
+ * `peer-dependency.loader.ts`), so the observer can be built in a constructor.
  */
-import { createRequire } from 'node:module';
 import { MissingPeerDependencyError } from '../errors.js';
+import { requirePeerDependency } from '../peer-dependency.loader.js';
 
 /** The prom-client module. */
 export type PromClient = typeof import('prom-client');
@@ -22,7 +22,7 @@ let loaded: PromClient | undefined;
 export function loadPromClient(feature: string): PromClient {
   if (loaded) return loaded;
   try {
-    loaded = createRequire(import.meta.url)('prom-client') as PromClient;
+    loaded = requirePeerDependency('prom-client') as PromClient;
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
     throw new MissingPeerDependencyError('prom-client', PROM_CLIENT_RANGE, feature, {

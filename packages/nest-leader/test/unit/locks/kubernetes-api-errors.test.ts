@@ -230,3 +230,39 @@ describe('classifyKubernetesApiError', () => {
     });
   });
 });
+
+describe('classifyKubernetesApiError for requests that are not a lock’s (Events, pod labels)', () => {
+  const event: KubernetesRequest = {
+    verb: 'create',
+    resource: 'events.events.k8s.io',
+    name: 'billing-worker.1a2b',
+    namespace: 'prod',
+    identity: 'pod-a',
+    sent: true,
+  };
+
+  test('a 409 is a KubernetesApiError of kind conflict, not a LockConflictError', () => {
+    const error = classifyKubernetesApiError(
+      event,
+      apiException(409, status(409, 'AlreadyExists', 'exists')),
+    );
+    assert.ok(error instanceof KubernetesApiError);
+    assert.ok(!(error instanceof LockConflictError));
+    assert.equal(error.kind, 'conflict');
+  });
+
+  test('forbidden names the one verb to grant (create on Events, patch on pods)', () => {
+    const forbidden = apiException(403, status(403, 'Forbidden', 'no'));
+    const onEvents = classifyKubernetesApiError(event, forbidden);
+    assert.match(
+      onEvents.message,
+      /grant the pod's ServiceAccount the verb create on events\.events\.k8s\.io in namespace "prod"/,
+    );
+    const onPod = classifyKubernetesApiError(
+      { ...event, verb: 'patch', resource: 'pods', name: 'pod-a' },
+      forbidden,
+    );
+    assert.match(onPod.message, /^Cannot patch pods "pod-a" in namespace "prod"/);
+    assert.match(onPod.message, /the verb patch on pods in namespace "prod"/);
+  });
+});
