@@ -82,6 +82,7 @@ export {
   LEADERSHIP_DURATION_BUCKETS_SECONDS,
   LOCK_REQUEST_DURATION_BUCKETS_SECONDS,
 } from './observability/election-metrics.constants.js';
+export { combineElectionObservers } from './observability/composite.observer.js';
 export {
   DEFAULT_EVENT_REQUEST_TIMEOUT_MS,
   DEFAULT_REPORTING_CONTROLLER,

@@ -1,0 +1,48 @@
+/**
+ * Several observers as one: the elector takes a single `observer`; metrics, Events and pod
+ * labels are three. Framework-free.
+ */
+import type { ElectionObserver } from '../election/election-observer.js';
+
+/** An observer that may have writes in flight (Events, pod labels). */
+interface Flushable {
+  flush?(): Promise<void>;
+}
+
+const METHODS = [
+  'termStarted',
+  'termEnded',
+  'renewed',
+  'renewSlowPath',
+  'lockRequest',
+  'leaderObserved',
+] as const satisfies readonly (keyof ElectionObserver)[];
+
+/**
+ * One {@link ElectionObserver} that passes every event to each of `observers`, in order; one
+ * that throws does not keep the event from the others (the error is dropped, as the elector
+ * drops an observer's errors). `flush()` awaits the `flush()` of every observer that has one.
+ */
+export function combineElectionObservers(
+  ...observers: (ElectionObserver & Flushable)[]
+): ElectionObserver & { flush(): Promise<void> } {
+  const combined: ElectionObserver & { flush(): Promise<void> } = {
+    flush: async () => {
+      await Promise.all(observers.map((o) => o.flush?.()));
+    },
+  };
+  for (const method of METHODS) {
+    const targets = observers.filter((o) => typeof o[method] === 'function');
+    if (targets.length === 0) continue;
+    combined[method] = (event: never) => {
+      for (const target of targets) {
+        try {
+          (target[method] as (event: never) => void).call(target, event);
+        } catch {
+          // An observer never breaks an election, nor another observer.
+        }
+      }
+    };
+  }
+  return combined;
+}
