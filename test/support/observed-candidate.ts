@@ -6,7 +6,6 @@ import { type ElectionObserver, type ElectionLogger, LeaderElector, LeaseLock } 
 import { kubeConfigFor } from './cluster.js';
 import { FAST_TIMINGS } from './candidates.js';
 import type { ClusterInfo } from './control-plane.js';
-import { bridgeObserver } from './observer-bridge.js';
 
 /** Log lines of one candidate, as `LEVEL message`. */
 export type LogLines = string[];
@@ -43,7 +42,7 @@ export function observedElector(
   options: ObservedElectorOptions = {},
 ): LeaderElector {
   const identity = options.identity ?? user;
-  const elector: LeaderElector = new LeaderElector({
+  return new LeaderElector({
     lock: new LeaseLock({
       kubeConfig: kubeConfigFor(cluster, user),
       name: leaseName,
@@ -55,11 +54,9 @@ export function observedElector(
     ...FAST_TIMINGS,
     releaseOnStop: options.releaseOnStop ?? true,
     logger: recordingLogger(options.logs ?? []),
-    callbacks: bridgeObserver(leaseName, identity, observer, () => elector, {
-      onStoppedLeading: options.onStoppedLeading,
-    }),
+    observer,
+    callbacks: { onStoppedLeading: options.onStoppedLeading },
   });
-  return elector;
 }
 
 /** Resolves once `predicate()` holds, polling every 20 ms; rejects after `timeoutMs`. */

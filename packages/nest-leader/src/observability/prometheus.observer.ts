@@ -35,13 +35,17 @@ export interface PrometheusElectionObserverOptions {
   clock?: Pick<Clock, 'nowMs'>;
 }
 
-/** Reasons a term ends; their counters start at 0 so that `increase()` sees the first one. */
-const TERM_END_REASONS = [
-  'stopped',
-  'renew-deadline-exceeded',
-  'lease-taken-over',
-  'election-failed',
-] as const satisfies readonly LeaderTermEndReason[];
+/**
+ * Every reason a term ends (a record, so a reason added to `LeaderTermEndReason` fails to
+ * compile here); their counters start at 0 so that `increase()` sees the first one.
+ */
+const TERM_END_REASONS = Object.keys({
+  stopped: true,
+  'renew-deadline-exceeded': true,
+  'lease-taken-over': true,
+  'lease-deleted': true,
+  'election-failed': true,
+} satisfies Record<LeaderTermEndReason, true>) as LeaderTermEndReason[];
 
 /** What the observer remembers of one candidate (one elector) between events. */
 interface CandidateState {

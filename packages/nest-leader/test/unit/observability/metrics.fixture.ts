@@ -41,5 +41,7 @@ export function term(leaseTransitions: number): LeaderTerm {
     leaseTransitions,
     acquiredAt: new Date('2026-01-01T00:00:00Z'),
     signal: new AbortController().signal,
+    isLive: () => true,
+    throwIfEnded: () => undefined,
   };
 }
