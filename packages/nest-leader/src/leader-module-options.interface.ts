@@ -3,6 +3,7 @@ import type { FactoryProvider, ModuleMetadata, Provider, Type } from '@nestjs/co
 import type { Clock } from './election/clock.js';
 import type { LockKind } from './locks/lock-selection.js';
 import type { ResourceLock } from './locks/resource-lock.js';
+import type { PrometheusRegistry } from './observability/election-metrics.interface.js';
 
 /**
  * Where the Lease record lives (the table is `LOCK_KINDS` in `locks/lock-selection.ts`):
@@ -61,6 +62,27 @@ export interface LeaderModuleOptions {
   onLost?: 'recampaign' | 'stop';
   /** Source of time for the elector and the drain timeout; for tests (`ManualClock`). */
   clock?: Clock;
+  /**
+   * Prometheus metrics of the election (`PrometheusElectionObserver`; needs the optional peer
+   * dependency `prom-client`): `true` registers them in prom-client's global registry (the one
+   * `@willsoto/nestjs-prometheus` serves on `/metrics`), `{ registry }` in yours. Also counts
+   * `@LeaderOnly()` calls. Default off.
+   */
+  metrics?: boolean | { registry?: PrometheusRegistry };
+  /**
+   * Kubernetes Events on the Lease when this replica starts and stops leading
+   * (`LeaseEventsObserver`): `true`, or `{ reportingController }`. Needs RBAC `create` on
+   * `events.events.k8s.io`; Kubernetes Leases only (ignored with a warning otherwise).
+   * Default off.
+   */
+  kubernetesEvents?: boolean | { reportingController?: string };
+  /**
+   * Pod role labels (`PodRoleLabelObserver`): the leader's Pod `nest-leader/role=leader`, the
+   * others' `standby`; `true`, or `{ labelKey }`. Needs `POD_NAME` and `POD_NAMESPACE` from the
+   * downward API and RBAC `patch` on `pods`; Kubernetes Leases only (ignored with a warning
+   * otherwise). Default off.
+   */
+  podRoleLabel?: boolean | { labelKey?: string };
 }
 
 /** Every key of {@link LeaderModuleOptions}; anything else is rejected at bootstrap as a likely typo. */

@@ -470,6 +470,9 @@ export const observabilityMessages = {
   labelKeyRule:
     'must be a label key: a name of at most 63 characters (letters, digits, "-", "_", "."), ' +
     'optionally prefixed by a DNS subdomain and "/", e.g. "example.com/role"',
+  needsLease: (option: string, election: string, lock: string) =>
+    `${option} is on for election "${election}", but it elects on ${lock}, not a Kubernetes ` +
+    `Lease: ${option} does nothing there.`,
   reportingControllerRule:
     'must be a qualified name of at most 63 characters (letters, digits, "-", "_", "."), ' +
     'optionally prefixed by a DNS subdomain and "/", e.g. "example.com/billing-worker"',

@@ -8,6 +8,11 @@ import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 const MODULE_OPTION_NAMES = {
   elector: { releaseOnStop: 'releaseOnShutdown' } as Record<string, string>,
   lock: { name: 'leaseName' } as Record<string, string>,
+  metrics: { registry: 'metrics.registry' } as Record<string, string>,
+  kubernetesEvents: {
+    reportingController: 'kubernetesEvents.reportingController',
+  } as Record<string, string>,
+  podRoleLabel: { labelKey: 'podRoleLabel.labelKey' } as Record<string, string>,
 };
 
 /**

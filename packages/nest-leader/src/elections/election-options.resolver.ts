@@ -69,6 +69,11 @@ export function resolveElectionOptions(
     kubeConfig: merged.kubeConfig,
     shutdownGraceMs: validateShutdownGraceMs(merged.shutdownGraceMs, election),
     clock: merged.clock ?? new SystemClock(),
+    observability: {
+      metrics: merged.metrics,
+      kubernetesEvents: merged.kubernetesEvents,
+      podRoleLabel: merged.podRoleLabel,
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { Logger, type Provider } from '@nestjs/common';
-import { type ElectionObserver, noopElectionObserver } from '../election/election-observer.js';
+import type { ElectionObserver } from '../election/election-observer.js';
 import { LeaderElector } from '../election/leader-elector.js';
 import type { LeaderCallbacks } from '../election/leader-elector.options.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
@@ -9,7 +9,10 @@ import { LeaderOnlyGate } from '../leader-only/leader-only.gate.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { nestMessages } from '../messages.js';
 import { toElectionLogger } from '../nest-logger.adapter.js';
+import type { LeaderOnlyCallCounter } from '../leader-only/leader-only.interfaces.js';
+import type { LeaderOnlyCallTally } from '../observability/election-metrics.interface.js';
 import { ElectionDirectory } from './election.directory.js';
+import { buildElectionObserver } from './election-observer.factory.js';
 import { ElectionOrchestrator } from './election.orchestrator.js';
 import {
   getElectionCallbacksToken,
@@ -70,7 +73,12 @@ export function createElectionProviders(name: string): Provider[] {
       inject: [getElectionOptionsToken(name)],
       useFactory: (options: ResolvedElectionOptions) => buildElectionLock(options),
     },
-    { provide: getElectionObserverToken(name), useValue: noopElectionObserver },
+    {
+      provide: getElectionObserverToken(name),
+      inject: [getElectionOptionsToken(name), getElectionLockToken(name)],
+      useFactory: (options: ResolvedElectionOptions, lock: ResourceLock) =>
+        buildElectionObserver(options, lock),
+    },
     {
       provide: orchestratorToken(name),
       inject: [getElectionOptionsToken(name)],
@@ -78,8 +86,9 @@ export function createElectionProviders(name: string): Provider[] {
     },
     {
       provide: getElectionCallbacksToken(name),
-      inject: [orchestratorToken(name)],
-      useFactory: (orchestrator: ElectionOrchestrator) => orchestrator.callbacks,
+      inject: [orchestratorToken(name), getElectionObserverToken(name)],
+      useFactory: (orchestrator: ElectionOrchestrator, observer: ElectionObserver) =>
+        withObserverFlush(orchestrator.callbacks, observer),
     },
     {
       provide: getLeaderElectorToken(name),
@@ -131,6 +140,7 @@ export function createElectionProviders(name: string): Provider[] {
         getLeaderElectorToken(name),
         orchestratorToken(name),
         getLeaderElectionToken(name),
+        getElectionObserverToken(name),
       ],
       useFactory: (
         directory: ElectionDirectory,
@@ -139,13 +149,14 @@ export function createElectionProviders(name: string): Provider[] {
         elector: ManagedElector,
         orchestrator: ElectionOrchestrator,
         service: LeaderElectionService,
+        observer: ElectionObserver,
       ): RegisteredElection => {
         const election: RegisteredElection = {
           name,
           service,
           elector,
           orchestrator,
-          gate: new LeaderOnlyGate(service, orchestrator.inFlight),
+          gate: new LeaderOnlyGate(service, orchestrator.inFlight, callCounter(name, observer)),
           startMessage: nestMessages.starting({
             election: name,
             identity: elector.identity,
@@ -160,4 +171,36 @@ export function createElectionProviders(name: string): Provider[] {
       },
     },
   ];
+}
+
+/**
+ * The elector's callbacks, with `onStoppedLeading` also awaiting `observer.flush()` (if it has
+ * one), in parallel with the drain: the Event and the pod label of a term's end are written
+ * before the Lease is released.
+ */
+function withObserverFlush(
+  callbacks: LeaderCallbacks,
+  observer: ElectionObserver,
+): LeaderCallbacks {
+  const flush = (observer as { flush?: () => Promise<void> }).flush;
+  if (typeof flush !== 'function') return callbacks;
+  return {
+    ...callbacks,
+    onStoppedLeading: async (term) => {
+      await Promise.all([callbacks.onStoppedLeading?.(term), flush.call(observer)]);
+    },
+  };
+}
+
+/** Counts `@LeaderOnly()` calls when the election's observer keeps call counts (metrics on). */
+function callCounter(
+  election: string,
+  observer: ElectionObserver,
+): LeaderOnlyCallCounter | undefined {
+  const tally = (
+    observer as { leaderOnlyCallTally?: (e: string, h: string) => LeaderOnlyCallTally }
+  ).leaderOnlyCallTally;
+  return typeof tally === 'function'
+    ? (handler) => tally.call(observer, election, handler)
+    : undefined;
 }

@@ -5,7 +5,7 @@
 import type { Clock } from '../election/clock.js';
 import type { LeaderElector } from '../election/leader-elector.js';
 import type { LeaderElectionTimings } from '../election/leader-elector.options.js';
-import type { LeaderLockKind } from '../leader-module-options.interface.js';
+import type { LeaderLockKind, LeaderModuleOptions } from '../leader-module-options.interface.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ResourceLock } from '../locks/resource-lock.js';
 
@@ -39,4 +39,9 @@ export interface ResolvedElectionOptions {
   readonly kubeConfig?: KubeConfig | string;
   readonly shutdownGraceMs: number;
   readonly clock: Clock;
+  /** Which observers to build (see `LeaderModuleOptions`); all off by default. */
+  readonly observability: Pick<
+    LeaderModuleOptions,
+    'metrics' | 'kubernetesEvents' | 'podRoleLabel'
+  >;
 }

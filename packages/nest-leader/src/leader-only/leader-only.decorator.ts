@@ -8,6 +8,7 @@ import type {
   HandlerKind,
   LeaderOnlyGateLike,
   LeaderOnlyMetadata,
+  LeaderOnlySite,
   LeaderOnlyOptions,
 } from './leader-only.interfaces.js';
 import { NotLeaderExceptionFilter } from './not-leader.filter.js';
@@ -100,6 +101,7 @@ function gateMethod(
     throw new TypeError(`@LeaderOnly() applies to methods and classes, not to "${String(key)}".`);
   }
   const methodName = String(key);
+  const site: LeaderOnlySite = { handler: `${target.constructor.name}.${methodName}` };
   const isAsync = Object.prototype.toString.call(original) === '[object AsyncFunction]';
   let kind: HandlerKind | undefined;
 
@@ -115,6 +117,7 @@ function gateMethod(
     return gate.invoke({
       instance: this,
       methodName,
+      site,
       args,
       kind,
       isAsync,

@@ -5,8 +5,11 @@ import { runInTerm } from './leader-term.context.js';
 import type {
   FollowerContext,
   GatedElection,
+  LeaderOnlyCallCounter,
+  LeaderOnlyCallCounts,
   LeaderOnlyGateLike,
   LeaderOnlyInvocation,
+  LeaderOnlySite,
 } from './leader-only.interfaces.js';
 import { NotLeaderException } from './not-leader.exception.js';
 
@@ -17,22 +20,43 @@ import { NotLeaderException } from './not-leader.exception.js';
  */
 export class LeaderOnlyGate implements LeaderOnlyGateLike {
   private readonly logger = new Logger('LeaderOnly');
+  /** Per decorated method, the counts `counter` gave for it (only with a counter). */
+  private readonly counts = new WeakMap<LeaderOnlySite, LeaderOnlyCallCounts>();
 
+  /**
+   * @param counter - counts each call's outcome per handler (the metrics'
+   *   `leader_election_leader_only_calls_total`); none: nothing is counted.
+   */
   constructor(
     private readonly election: GatedElection,
     private readonly inFlight: InFlightTracker,
+    private readonly counter?: LeaderOnlyCallCounter,
   ) {}
 
   invoke(invocation: LeaderOnlyInvocation): unknown {
     // `term` re-checks the renew deadline at call time (undefined once it passed).
     const term = this.election.term;
+    const counts = this.counter && this.countsOf(invocation.site);
     if (term && this.inFlight.accepting) {
+      if (counts) counts.ran++;
       return this.inFlight.track(() => runInTerm(this.election.name, term, () => invocation.run()));
     }
-    return this.asFollower(invocation);
+    return this.asFollower(invocation, counts);
   }
 
-  private asFollower(invocation: LeaderOnlyInvocation): unknown {
+  private countsOf(site: LeaderOnlySite): LeaderOnlyCallCounts {
+    let counts = this.counts.get(site);
+    if (!counts) {
+      counts = this.counter!(site.handler);
+      this.counts.set(site, counts);
+    }
+    return counts;
+  }
+
+  private asFollower(
+    invocation: LeaderOnlyInvocation,
+    counts: LeaderOnlyCallCounts | undefined,
+  ): unknown {
     const { instance, methodName, args, kind, isAsync, options } = invocation;
     const context: FollowerContext = {
       instance,
@@ -44,6 +68,7 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
       leader: this.election.leader,
     };
     const behaviour = options.onFollower ?? (kind === 'other' ? 'skip' : 'throw');
+    if (behaviour !== 'throw' && counts) counts.skipped++;
     if (typeof behaviour === 'function') return behaviour(context);
     if (behaviour === 'skip') {
       // Skips can be frequent (every tick of every job on every follower): build no message
@@ -55,6 +80,7 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
       }
       return isAsync ? Promise.resolve(undefined) : undefined;
     }
+    if (counts) counts.rejected++;
     const retryAfterSeconds = Math.max(1, Math.ceil(this.election.timings.retryPeriodSeconds));
     if (kind === 'rpc') return rejectWithRpcException(context.leader, retryAfterSeconds);
     const error = new NotLeaderException(context.leader, retryAfterSeconds);

@@ -57,10 +57,32 @@ export interface LeaderOnlyMetadata {
   readonly onFollower?: FollowerBehaviour;
 }
 
+/**
+ * One `@LeaderOnly()` method, created once when it is decorated: the same object on every call,
+ * so a gate can keep per-method state (the metrics' call counts) in a `WeakMap` without
+ * building a key per call.
+ */
+export interface LeaderOnlySite {
+  /** `Class.method`, the `handler` label of `leader_election_leader_only_calls_total`. */
+  readonly handler: string;
+}
+
+/** How the calls of one `@LeaderOnly()` method ended, counted by its gate. */
+export interface LeaderOnlyCallCounts {
+  ran: number;
+  skipped: number;
+  rejected: number;
+}
+
+/** Gives a gate the counts of one handler (`Class.method`) of its election. */
+export type LeaderOnlyCallCounter = (handler: string) => LeaderOnlyCallCounts;
+
 /** One call of a `@LeaderOnly()` method, as the wrapper hands it to its gate. */
 export interface LeaderOnlyInvocation {
   readonly instance: object;
   readonly methodName: string;
+  /** The decorated method, the same object on every call. */
+  readonly site: LeaderOnlySite;
   readonly args: readonly unknown[];
   readonly kind: HandlerKind;
   /** The original is an `async` function: answer with promises, never throw synchronously. */

@@ -58,6 +58,8 @@ export class LeaseLock implements ResourceLock {
   readonly name: string;
   /** The Lease's namespace. */
   readonly namespace: string;
+  /** The loaded kubeconfig its requests use (observers write Events and pod labels with it). */
+  readonly kubeConfig: KubeConfig;
   private readonly api: CoordinationV1Api;
   private readonly requestTimeoutMs: number;
   private readonly identity: string | undefined;
@@ -84,6 +86,7 @@ export class LeaseLock implements ResourceLock {
     }
     this.identity = opts.identity;
     const kubeConfig = validateKubeConfig(opts.kubeConfig, 'kubeConfig');
+    this.kubeConfig = kubeConfig;
     if (!kubeConfig.getCurrentCluster()) {
       throw new InvalidLeaderElectionOptionError('kubeConfig', lockMessages.noCluster(), undefined);
     }
