@@ -25,6 +25,8 @@ export interface ReplicaOptions extends ModuleMetadata {
   /** Listen on an ephemeral port (for real HTTP requests). */
   listen?: boolean;
   logger?: LoggerService | false;
+  /** Logger while the module compiles (providers are built then); default Nest's testing logger. */
+  compileLogger?: LoggerService;
 }
 
 /** The Lease as held by another, live candidate. */
@@ -50,6 +52,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     role,
     listen,
     logger = false,
+    compileLogger,
     leader,
     imports = [],
     lock = new MemoryLock(),
@@ -57,13 +60,15 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     ...metadata
   } = options;
   if (role === 'follower') holdLeaseAs(lock, clock, OTHER);
-  const moduleRef = await Test.createTestingModule({
+  const builder = Test.createTestingModule({
     ...metadata,
     imports: [
       ...imports,
       LeaderModule.forRoot({ leaseName: LEASE_NAME, identity: SELF, lock, clock, ...leader }),
     ],
-  }).compile();
+  });
+  if (compileLogger) builder.setLogger(compileLogger);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ logger });
   if (listen) await app.listen(0, '127.0.0.1');
   else await app.init();
