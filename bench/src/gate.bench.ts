@@ -21,6 +21,7 @@ import {
   type LeaderModuleOptions,
 } from 'nest-leader';
 import { MemoryLock } from 'nest-leader/testing';
+import { Registry } from 'prom-client';
 import { Bench, type FnReturnedObject } from 'tinybench';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 import { writeResults } from './support/results.js';
@@ -62,10 +63,14 @@ export class GateTarget {
 
 @Module({})
 class GateBenchModule {
-  static withLock(lock: LeaderModuleOptions['lock'], identity: string): DynamicModule {
+  static withLock(
+    lock: LeaderModuleOptions['lock'],
+    identity: string,
+    metrics: LeaderModuleOptions['metrics'],
+  ): DynamicModule {
     return {
       module: GateBenchModule,
-      imports: [LeaderModule.forRoot({ leaseName: LEASE_NAME, lock, identity })],
+      imports: [LeaderModule.forRoot({ leaseName: LEASE_NAME, lock, identity, metrics })],
       providers: [GateTarget],
     };
   }
@@ -95,21 +100,35 @@ interface Comparison {
 
 export const gateBench: Benchmark = {
   name: 'gate',
-  description: '@LeaderOnly() CPU cost per call vs a plain method: leader / follower, sync / async',
+  description:
+    '@LeaderOnly() CPU cost per call vs a plain method: leader / follower, sync / async, metrics off / on',
   settings: ['timeMs', 'repeats'],
   async run(settings: BenchSettings, command: string): Promise<void> {
     const apps: INestApplicationContext[] = [];
     try {
+      // The same pair twice: without metrics, and with `metrics` on (each app its own registry).
       const leaderApp = await createApp('memory', 'bench-leader');
       apps.push(leaderApp);
       const followerApp = await createApp(heldByOther(), 'bench-follower');
       apps.push(followerApp);
+      const metricsLeaderApp = await createApp('memory', 'bench-leader-m', new Registry());
+      apps.push(metricsLeaderApp);
+      const metricsFollowerApp = await createApp(heldByOther(), 'bench-follower-m', new Registry());
+      apps.push(metricsFollowerApp);
       const leaderElection = leaderApp.get(LeaderElectionService);
       const followerElection = followerApp.get(LeaderElectionService);
+      const metricsLeaderElection = metricsLeaderApp.get(LeaderElectionService);
+      const metricsFollowerElection = metricsFollowerApp.get(LeaderElectionService);
       const term = await leaderElection.waitForLeadership({ signal: AbortSignal.timeout(5_000) });
+      const metricsTerm = await metricsLeaderElection.waitForLeadership({
+        signal: AbortSignal.timeout(5_000),
+      });
       await waitForFollower(followerElection);
+      await waitForFollower(metricsFollowerElection);
       const leader = leaderApp.get(GateTarget);
       const follower = followerApp.get(GateTarget);
+      const metricsLeader = metricsLeaderApp.get(GateTarget);
+      const metricsFollower = metricsFollowerApp.get(GateTarget);
 
       // [name, call, await each call]
       const tasks: [string, Call, boolean][] = [
@@ -119,6 +138,10 @@ export const gateBench: Benchmark = {
         ['async plain', (n) => leader.plainAsync(n), true],
         ['async @LeaderOnly leader', (n) => leader.gatedAsync(n), true],
         ['async @LeaderOnly follower (skip)', (n) => follower.gatedAsync(n), true],
+        ['sync @LeaderOnly leader, metrics', (n) => metricsLeader.gatedSync(n), false],
+        ['sync @LeaderOnly follower (skip), metrics', (n) => metricsFollower.gatedSync(n), false],
+        ['async @LeaderOnly leader, metrics', (n) => metricsLeader.gatedAsync(n), true],
+        ['async @LeaderOnly follower (skip), metrics', (n) => metricsFollower.gatedAsync(n), true],
       ];
       const nsByTask = new Map<string, number[]>(tasks.map(([name]) => [name, []]));
       for (let repeat = 1; repeat <= settings.repeats; repeat++) {
@@ -144,7 +167,14 @@ export const gateBench: Benchmark = {
       }
 
       // The leader figures are only valid if every gated call on the leader took the leader path.
-      if (term.signal.aborted || leaderElection.term !== term || followerElection.isLeader()) {
+      if (
+        term.signal.aborted ||
+        leaderElection.term !== term ||
+        followerElection.isLeader() ||
+        metricsTerm.signal.aborted ||
+        metricsLeaderElection.term !== metricsTerm ||
+        metricsFollowerElection.isLeader()
+      ) {
         throw new Error(
           'leadership changed during the run: the figures mix leader and follower paths',
         );
@@ -174,8 +204,40 @@ export const gateBench: Benchmark = {
         compare('sync, follower', 'sync plain', 'sync @LeaderOnly follower (skip)'),
         compare('async, leader', 'async plain', 'async @LeaderOnly leader'),
         compare('async, follower', 'async plain', 'async @LeaderOnly follower (skip)'),
+        compare('sync, leader, metrics', 'sync plain', 'sync @LeaderOnly leader, metrics'),
+        compare(
+          'sync, follower, metrics',
+          'sync plain',
+          'sync @LeaderOnly follower (skip), metrics',
+        ),
+        compare('async, leader, metrics', 'async plain', 'async @LeaderOnly leader, metrics'),
+        compare(
+          'async, follower, metrics',
+          'async plain',
+          'async @LeaderOnly follower (skip), metrics',
+        ),
       ];
+      // What counting the calls (metrics on) adds to each gated path, within each repeat.
+      const metricsCost = [
+        'sync @LeaderOnly leader',
+        'sync @LeaderOnly follower (skip)',
+        'async @LeaderOnly leader',
+        'async @LeaderOnly follower (skip)',
+      ].map((task) => {
+        const off = nsByTask.get(task)!;
+        const on = nsByTask.get(`${task}, metrics`)!;
+        return {
+          task,
+          extraNsPerCall: round1(median(on.map((ns, i) => ns - off[i]!))),
+          ratio: round1(median(on.map((ns, i) => ns / off[i]!)) * 100) / 100,
+        };
+      });
       const summary = summarize(figures, comparisons, settings);
+      for (const m of metricsCost) {
+        summary.push(
+          `  metrics on: ${m.task.padEnd(34)} +${m.extraNsPerCall} ns/call (${m.ratio}× metrics off)`,
+        );
+      }
       const path = writeResults({
         benchmark: 'gate',
         measures:
@@ -187,9 +249,10 @@ export const gateBench: Benchmark = {
           timeMsPerTask: settings.timeMs,
           repeats: settings.repeats,
           locks: { leader: "lock: 'memory'", follower: `MemoryLock held by ${OTHER_LEADER}` },
+          metrics: "the '…, metrics' tasks: apps with metrics: { registry } (counts every call)",
           nestLogLevels: ['error', 'warn'],
         },
-        results: { tasks: figures, comparisons },
+        results: { tasks: figures, comparisons, metricsCost },
         summary,
       });
       console.log(summary.join('\n'));
@@ -203,10 +266,12 @@ export const gateBench: Benchmark = {
 function createApp(
   lock: LeaderModuleOptions['lock'],
   identity: string,
+  registry?: Registry,
 ): Promise<INestApplicationContext> {
   // The follower path logs at debug level on every skipped call: keep the console quiet
   // (the message is still built, as in production with debug off).
-  return NestFactory.createApplicationContext(GateBenchModule.withLock(lock, identity), {
+  const metrics = registry ? { registry } : undefined;
+  return NestFactory.createApplicationContext(GateBenchModule.withLock(lock, identity, metrics), {
     logger: ['error', 'warn'],
   });
 }
@@ -269,13 +334,13 @@ function summarize(
   ];
   for (const f of figures) {
     lines.push(
-      `  ${f.task.padEnd(34)} ${String(f.nsPerCall).padStart(8)} ns  ` +
+      `  ${f.task.padEnd(43)} ${String(f.nsPerCall).padStart(8)} ns  ` +
         `${f.opsPerSecond.toLocaleString('en-US').padStart(13)} ops/s`,
     );
   }
   for (const c of comparisons) {
     lines.push(
-      `  ${c.path.padEnd(16)} @LeaderOnly costs +${c.overheadNsPerCall} ns/call (${c.slowdown}× the plain call)`,
+      `  ${c.path.padEnd(25)} @LeaderOnly costs +${c.overheadNsPerCall} ns/call (${c.slowdown}× the plain call)`,
     );
   }
   return lines;
