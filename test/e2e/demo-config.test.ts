@@ -37,6 +37,7 @@ describe('demo configuration from the environment', { timeout: 60_000 }, () => {
       LEASE_DURATION_SECONDS: '4.5',
       RETRY_PERIOD_SECONDS: '0',
       LEADER_LOCK: 'etcd',
+      METRICS: 'yes',
     });
     assert.equal(exit.code, 78);
     assert.deepEqual(events, [], 'it never started');
@@ -46,6 +47,7 @@ describe('demo configuration from the environment', { timeout: 60_000 }, () => {
     assert.match(stderr, /LEASE_DURATION_SECONDS must be a whole number > 0, got "4.5"/);
     assert.match(stderr, /RETRY_PERIOD_SECONDS must be a number > 0, got "0"/);
     assert.match(stderr, /LEADER_LOCK must be one of auto, kubernetes, file, got "etcd"/);
+    assert.match(stderr, /METRICS must be on or off, got "yes"/);
   });
 
   it("reports timings the library rejects with the library's rule", async () => {

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
+import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import {
   FileLock,
   LeaderHealthIndicator,
@@ -49,6 +50,11 @@ export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
         ? new FileLock({ name: config.leaseName, directory: config.lockDir })
         : config.lock,
     shutdownGraceMs: config.shutdownGraceMs,
+    // Inherited by the shard election. Metrics go to prom-client's global registry, which
+    // PrometheusModule serves on GET /metrics.
+    metrics: config.metrics,
+    kubernetesEvents: config.kubernetesEvents,
+    podRoleLabel: config.podRoleLabel,
   };
 }
 
@@ -66,6 +72,8 @@ export class AppModule {
         // No Terminus error log: on a follower, /readyz is supposed to fail (every probe).
         TerminusModule.forRoot({ logger: false }),
         LeaderModule.forRoot(leaderModuleOptions(config)),
+        // GET /metrics on every replica: the elections' metrics and Node's defaults.
+        ...(config.metrics ? [PrometheusModule.register()] : []),
         // Namespace, identity, timings and grace come from forRoot(); the shard has its own Lease.
         LeaderModule.registerElection(shardElectionOptions(config)),
       ],

@@ -35,6 +35,18 @@ export interface DemoConfig {
   lockDir?: string;
   /** `SHUTDOWN_GRACE_MS`: bound on draining leader-only work at shutdown; unset: library default. */
   shutdownGraceMs?: number;
+  /** `METRICS` (`on`/`off`, default on): Prometheus metrics of both elections on GET /metrics. */
+  metrics: boolean;
+  /**
+   * `KUBERNETES_EVENTS` (`on`/`off`): Events on the Leases when leadership changes. Default on
+   * with `LEADER_LOCK=kubernetes`, else off (a file lock has no Lease to put them on).
+   */
+  kubernetesEvents: boolean;
+  /**
+   * `POD_ROLE_LABEL` (`on`/`off`, default off): label this replica's Pod `nest-leader/role=leader`
+   * or `standby` (needs `POD_NAME`, `POD_NAMESPACE` and a Kubernetes Lease).
+   */
+  podRoleLabel: boolean;
 }
 
 /** The environment is not a valid demo configuration; the message lists every problem. */
@@ -87,6 +99,15 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
   const seconds = (name: string, integer: boolean) =>
     number(name, { integer, min: 0, minExclusive: true });
 
+  /** `on` or `off`; `fallback` when unset. */
+  const onOff = (name: string, fallback: boolean): boolean => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (raw === 'on' || raw === 'off') return raw === 'on';
+    problems.push(`${name} must be on or off, got "${raw}"`);
+    return fallback;
+  };
+
   const port = number('PORT', { integer: true, min: 0, max: 65535 }) ?? 3000;
   const leaseName = read('LEASE_NAME') ?? 'nest-leader-demo';
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(leaseName)) {
@@ -121,6 +142,9 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
     lock: lockValue as DemoLock,
     lockDir: read('LEADER_LOCK_DIR'),
     shutdownGraceMs: number('SHUTDOWN_GRACE_MS', { integer: true, min: 0 }),
+    metrics: onOff('METRICS', true),
+    kubernetesEvents: onOff('KUBERNETES_EVENTS', lockValue === 'kubernetes'),
+    podRoleLabel: onOff('POD_ROLE_LABEL', false),
   };
   if (problems.length > 0) throw new DemoConfigError(problems);
   return config;

@@ -27,7 +27,9 @@ import {
   REPO_ROOT,
   startControlPlane,
 } from './launcher/control-plane-process.js';
+import { type ReplicaMetrics, scrapeReplica } from './launcher/metrics-scrape.js';
 import { type FailoverMeasurement, ReplicaFleet } from './launcher/replica-fleet.js';
+import type { ReplicaProcess } from './launcher/replica-process.js';
 
 const startedAt = performance.now();
 
@@ -149,6 +151,10 @@ async function main(): Promise<number> {
   let forced = false;
   let exitCode = 0;
   const failovers: FailoverMeasurement[] = [];
+  /** Each replica process's last scrape of GET /metrics. */
+  const scrapes = new Map<ReplicaProcess, ReplicaMetrics>();
+  /** leaseTransitions of the Lease before the replicas started, if it existed (--kube). */
+  let initialTransitions: number | undefined;
 
   // First Ctrl-C / SIGTERM: stop cleanly. Second: SIGKILL the replicas.
   const stop = new AbortController();
@@ -190,6 +196,16 @@ async function main(): Promise<number> {
         `${options.renewDeadlineSeconds} s, retryPeriod ${options.retryPeriodSeconds} s`,
     );
     watchEvents(fleet, options);
+    // A Lease left by an earlier run: the replicas' first sighting of it is where their count
+    // of leader changes starts.
+    if (lock.lease) {
+      const existing = await readLease(
+        lock.lease.kc,
+        lock.lease.namespace,
+        options.leaseName,
+      ).catch(() => undefined);
+      initialTransitions = existing?.spec?.leaseTransitions;
+    }
     const started = await Promise.race([
       fleet.start(options.replicas).then(() => true),
       stopRequested.then(() => false),
@@ -199,7 +215,10 @@ async function main(): Promise<number> {
         `replicas up: ${fleet.replicas.map((r) => `${r.identity} (pid ${r.pid}, :${r.port})`).join(', ')}. ` +
           'Ctrl-C stops them cleanly.',
       );
-      board = startStatusBoard(fleet, lock, options.leaseName);
+      say(
+        `metrics (Prometheus text format): ${fleet.replicas.map((r) => `http://127.0.0.1:${r.port}/metrics`).join(' ')}`,
+      );
+      board = startStatusBoard(fleet, lock, options.leaseName, scrapes);
       if (options.chaosSeconds) chaos = runChaos(fleet, options, failovers, stopping.signal);
       const reason = await Promise.race([
         stopRequested,
@@ -220,6 +239,7 @@ async function main(): Promise<number> {
     stopping.abort();
     board?.stop();
     if (fleet && fleet.running.length > 0) {
+      await scrapeAll(fleet.running, scrapes);
       say(
         `stopping ${fleet.running.length} replicas: SIGTERM, each drains its leader-only work and releases the Lease`,
       );
@@ -273,6 +293,11 @@ async function main(): Promise<number> {
     );
     if (shard.violations.length > 0) exitCode = 1;
   }
+  if (fleet && scrapes.size > 0) {
+    for (const line of metricsSummary(fleet, scrapes, options.replicas, initialTransitions)) {
+      say(line);
+    }
+  }
   if (options.chaosSeconds) {
     say(
       `failover after SIGKILL: new leader ${summarize(failovers.map((f) => f.acquiredMs))}; ` +
@@ -318,6 +343,7 @@ function startStatusBoard(
   fleet: ReplicaFleet,
   lock: LockSetup,
   leaseName: string,
+  scrapes: Map<ReplicaProcess, ReplicaMetrics>,
 ): { stop(): void } {
   let busy = false;
   let lastHolder: string | undefined;
@@ -326,9 +352,15 @@ function startStatusBoard(
     busy = true;
     try {
       const replicas = [...fleet.replicas];
-      const statuses = await Promise.all(
-        replicas.map((r) => (r.running ? r.leaderStatus(800) : Promise.resolve(undefined))),
-      );
+      const [statuses] = await Promise.all([
+        Promise.all(
+          replicas.map((r) => (r.running ? r.leaderStatus(800) : Promise.resolve(undefined))),
+        ),
+        scrapeAll(
+          replicas.filter((r) => r.running),
+          scrapes,
+        ),
+      ]);
       const leaders = statuses.filter((s): s is LeaderStatus => s?.isLeader === true);
       const shardLeaders = statuses.filter((s) => s?.shard?.isLeader === true) as LeaderStatus[];
       const shardElection = SHARD_ELECTION;
@@ -383,6 +415,79 @@ function startStatusBoard(
   };
   const timer = setInterval(() => void tick(), 1000);
   return { stop: () => clearInterval(timer) };
+}
+
+/** Scrapes every replica in `replicas` and keeps what answered in `scrapes`. */
+async function scrapeAll(
+  replicas: readonly ReplicaProcess[],
+  scrapes: Map<ReplicaProcess, ReplicaMetrics>,
+): Promise<void> {
+  await Promise.all(
+    replicas.map(async (r) => {
+      const metrics = await scrapeReplica(r.port);
+      if (metrics) scrapes.set(r, metrics);
+    }),
+  );
+}
+
+/**
+ * The end summary of the scraped metrics: per replica process and election, what its last scrape
+ * said; then, for the default election, whether the leader changes each replica counted agree
+ * with the Lease (from the first acquisition's leaseTransitions to the last one's), and whether
+ * the terms the replicas counted agree with the acquisitions in their event logs.
+ */
+function metricsSummary(
+  fleet: ReplicaFleet,
+  scrapes: Map<ReplicaProcess, ReplicaMetrics>,
+  initialReplicas: number,
+  initialTransitions: number | undefined,
+): string[] {
+  const lines = ['metrics, from each replica’s last scrape of GET /metrics:'];
+  for (const replica of fleet.history) {
+    const metrics = scrapes.get(replica);
+    if (!metrics) continue;
+    const elections = [...metrics]
+      .map(
+        ([name, m]) =>
+          `${name}: leader ${m.masterStatus}, terms started ${m.termsStarted}, leader changes ` +
+          `seen ${m.transitions}, lock errors ${m.lockErrors}, @LeaderOnly ran ${m.leaderOnlyRan}` +
+          ` skipped ${m.leaderOnlySkipped}`,
+      )
+      .join(' · ');
+    lines.push(`  ${replica.identity} (pid ${replica.pid}): ${elections}`);
+  }
+  const acquired = fleet
+    .events()
+    .filter((e) => e.event.event === 'leadership-acquired')
+    .map((e) => (e.event as { leaseTransitions: number }).leaseTransitions);
+  if (acquired.length > 0) {
+    // Each replica counts the changes after its first sighting of the Lease: from the value it
+    // had before the run, or from the first acquisition when this run created it.
+    const from = initialTransitions ?? acquired[0]!;
+    const changes = acquired.at(-1)! - from;
+    const whole = fleet.history
+      .slice(0, initialReplicas)
+      .filter((r) => r.running || r.exitStatus?.code === 0);
+    const seen = whole.map((r) => ({
+      identity: r.identity,
+      transitions: scrapes.get(r)?.get('default')?.transitions,
+    }));
+    const agree = seen.every((s) => s.transitions === changes);
+    lines.push(
+      `  default: the Lease changed leader ${changes} times (leaseTransitions ${from} → ` +
+        `${acquired.at(-1)}); replicas up the whole run saw ${seen.map((s) => `${s.identity} ${s.transitions ?? '?'}`).join(', ')}` +
+        (agree ? ' — agree' : ' — differ (a follower may not have polled the last change yet)'),
+    );
+    const termsCounted = [...scrapes.values()].reduce(
+      (sum, m) => sum + (m.get('default')?.termsStarted ?? 0),
+      0,
+    );
+    lines.push(
+      `  default: terms started, all replicas' metrics: ${termsCounted}; acquisitions in their ` +
+        `event logs: ${acquired.length}${termsCounted === acquired.length ? ' — agree' : ''}`,
+    );
+  }
+  return lines;
 }
 
 /** Every `chaosSeconds`: SIGKILL the leader, measure the failover, restart the killed replica. */
