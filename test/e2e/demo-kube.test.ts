@@ -3,7 +3,7 @@
  * run as the demo's ServiceAccount, bound by the demo's own Role (apps/demo/deploy).
  */
 import assert from 'node:assert/strict';
-import { CoordinationV1Api } from '@kubernetes/client-node';
+import { CoordinationV1Api, EventsV1Api } from '@kubernetes/client-node';
 import { readLease } from '@nest-leader/demo/launcher/kube-access';
 import { getTestCluster, kubeConfigFor, readAuditEvents } from '../support/cluster.js';
 import { provisionDemoServiceAccount } from './support/demo-service-account.js';
@@ -40,6 +40,31 @@ describeFailoverScenario('demo on a Kubernetes Lease (real kube-apiserver)', asy
       );
       assert.ok(writes.length > 0, 'the audit log has the Lease writes');
       assert.deepEqual([...new Set(writes.map((e) => e.user.username))], [serviceAccount.username]);
+    },
+    async verifyEvents(leader) {
+      // KUBERNETES_EVENTS is on by default with LEADER_LOCK=kubernetes and the demo's Role
+      // allows it: the first term is an Event on the Lease, as kubectl describe lease shows.
+      const events = admin.makeApiClient(EventsV1Api);
+      const deadline = performance.now() + 10_000;
+      for (;;) {
+        const { items } = await events.listNamespacedEvent({ namespace });
+        const onLease = items.filter(
+          (e) => e.regarding?.kind === 'Lease' && e.regarding.name === leaseName,
+        );
+        const became = onLease.find((e) => e.note === `${leader} became leader`);
+        if (became) {
+          assert.equal(became.reason, 'LeaderElection');
+          assert.equal(became.reportingController, 'nest-leader');
+          assert.equal(became.reportingInstance, leader);
+          return;
+        }
+        if (performance.now() > deadline) {
+          assert.fail(
+            `no "${leader} became leader" Event: ${onLease.map((e) => e.note).join('; ')}`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
     async dispose() {
       await admin

@@ -63,7 +63,7 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     }
   });
 
-  it('grants exactly get, create and update on leases, to the demo ServiceAccount', () => {
+  it('grants exactly get, create and update on leases, create on events, patch on pods, to the demo ServiceAccount', () => {
     const role = only<V1Role>(objects, 'Role');
     assert.deepEqual(role.rules, [
       {
@@ -71,6 +71,8 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
         resources: ['leases'],
         verbs: ['get', 'create', 'update'],
       },
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['patch'] },
     ]);
     const binding = only<V1RoleBinding>(objects, 'RoleBinding');
     assert.deepEqual(binding.roleRef, {
@@ -92,6 +94,7 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.equal(env.POD_NAME, 'metadata.name');
     assert.equal(env.POD_NAMESPACE, 'metadata.namespace');
     assert.equal(env.LEADER_LOCK, 'kubernetes', 'never a per-pod file lock in a cluster');
+    assert.equal(env.POD_ROLE_LABEL, 'on', 'the Pods carry nest-leader/role');
     assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
     assert.equal(container.readinessProbe?.httpGet?.path, '/readyz');
     assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory);

@@ -28,7 +28,7 @@ export interface DemoServiceAccount {
   name: string;
   /** `system:serviceaccount:<namespace>:<name>`. */
   username: string;
-  /** The verbs its Role grants on leases. */
+  /** The verbs its Role grants on leases (it also grants create on events, patch on pods). */
   verbs: string[];
   kubeConfig: KubeConfig;
   /** A kubeconfig file for child processes (KUBECONFIG). */
@@ -37,7 +37,7 @@ export interface DemoServiceAccount {
   dispose(): Promise<void>;
 }
 
-type RoleObject = KubernetesObject & { rules: { verbs: string[] }[] };
+type RoleObject = KubernetesObject & { rules: { resources: string[]; verbs: string[] }[] };
 
 /**
  * Applies the demo's ServiceAccount, Role and RoleBinding to the cluster's test namespace.
@@ -69,7 +69,7 @@ export async function provisionDemoServiceAccount(
     namespace,
     name,
     username: `system:serviceaccount:${namespace}:${name}`,
-    verbs: role.rules.flatMap((r) => r.verbs),
+    verbs: role.rules.filter((r) => r.resources.includes('leases')).flatMap((r) => r.verbs),
     kubeConfig,
     kubeconfigPath,
     async dispose() {

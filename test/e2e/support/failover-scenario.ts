@@ -12,9 +12,10 @@ import {
   type LeaderStatus,
   type LeadershipAcquiredEvent,
 } from '@nest-leader/demo/demo-events';
+import { scrapeReplica } from '@nest-leader/demo/launcher/metrics-scrape';
 import { type FailoverMeasurement, ReplicaFleet } from '@nest-leader/demo/launcher/replica-fleet';
 import type { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
-import { RECONCILE_INTERVAL_MS } from '@nest-leader/demo/demo.constants';
+import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '@nest-leader/demo/demo.constants';
 import { eventually } from './eventually.js';
 import { recordFailover } from './failover-results.js';
 
@@ -55,6 +56,11 @@ export interface LeaseBackend {
   readLease(): Promise<{ holderIdentity: string; leaseTransitions: number } | undefined>;
   /** Extra checks after the first leader is known (e.g. which lock the replicas chose). */
   verifyBackend?(fleet: ReplicaFleet): Promise<void>;
+  /**
+   * Kubernetes only: checks the Event recorded on the Lease for `leader`'s first term. Absent
+   * for a file lock, which has no Lease object to put Events on.
+   */
+  verifyEvents?(leader: string): Promise<void>;
   /** Cleanup after the scenario (RBAC objects, temp dirs). */
   dispose?(): Promise<void>;
 }
@@ -183,6 +189,18 @@ export function describeFailoverScenario(
       const lease = await backend.readLease();
       assert.equal(lease?.holderIdentity, leader.identity);
       await backend.verifyBackend?.(fleet);
+      await backend.verifyEvents?.(leader.identity);
+    });
+
+    it('serves metrics on every replica: the leader alone reports leading, both elections', async () => {
+      for (const replica of fleet.running) {
+        const metrics = await scrapeReplica(replica.port, 5_000);
+        assert.ok(metrics, `GET /metrics on ${replica.identity}`);
+        const own = replica === leader ? 1 : 0;
+        assert.equal(metrics.get('default')?.masterStatus, own, `${replica.identity} default`);
+        assert.equal(metrics.get('default')?.termsStarted, own, `${replica.identity} terms`);
+        assert.ok(metrics.has(SHARD_ELECTION), `${replica.identity} reports the second election`);
+      }
     });
 
     it('fails over after SIGKILL of the leader: the Lease expires, another replica takes over', async () => {
