@@ -99,6 +99,9 @@ export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] 
   'shutdownGraceMs',
   'onLost',
   'clock',
+  'metrics',
+  'kubernetesEvents',
+  'podRoleLabel',
 ];
 
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */

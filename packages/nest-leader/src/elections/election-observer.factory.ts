@@ -1,5 +1,5 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { ElectionObserver } from '../election/election-observer.js';
+import { type ElectionObserver, noopElectionObserver } from '../election/election-observer.js';
 import { LeaseLock } from '../locks/lease.lock.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { observabilityMessages } from '../messages.js';
@@ -32,7 +32,7 @@ export interface ConfiguredElectionObserver extends ElectionObserver, OnApplicat
 export function buildElectionObserver(
   options: ResolvedElectionOptions,
   lock: ResourceLock,
-): ConfiguredElectionObserver {
+): ConfiguredElectionObserver | typeof noopElectionObserver {
   const { metrics, kubernetesEvents, podRoleLabel } = options.observability;
   const logger = new Logger('LeaderElection');
   const build = <T>(option: 'metrics' | 'kubernetesEvents' | 'podRoleLabel', create: () => T) =>
@@ -89,6 +89,8 @@ export function buildElectionObserver(
       ),
     );
   }
+  // Nothing asked for: the library's do-nothing observer, as without these options.
+  if (observers.length === 0) return noopElectionObserver;
   const combined = combineElectionObservers(...observers);
   return Object.assign(combined, {
     onApplicationShutdown: () => prometheus?.close(),
