@@ -114,7 +114,7 @@ export class ElectionMetrics {
       name: n.lockErrors,
       help:
         'Failed requests to the lock, by operation and kind (conflict, forbidden, ' +
-        'unauthorized, not-found, invalid, transient, timeout, unknown).',
+        'unauthorized, configuration, not-found, invalid, transient, timeout, unknown).',
       labelNames: ['name', 'operation', 'kind'],
       registers: [],
     });
