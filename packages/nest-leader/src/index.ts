@@ -38,6 +38,7 @@ export {
   type LeaseLockOptions,
 } from './locks/lease.lock.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
+export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
 export type {
   KubeConfigSource,
   KubernetesApiErrorDetails,

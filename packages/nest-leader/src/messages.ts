@@ -332,6 +332,8 @@ export const lockMessages = {
   fileLockHeldTooLong: (path: string, limitMs: number) =>
     `FileLock ${path}: the file mutex was held for more than ${limitMs} ms (a stalled event ` +
     'loop?); another process may have broken it as stale, so nothing was written.',
+  fileMutexLost: (path: string) =>
+    `FileLock ${path}: the file mutex was removed or replaced while held; nothing was written.`,
 };
 
 /** Texts of lock selection (`LOCK_KINDS` in `locks/lock-selection.ts`). */

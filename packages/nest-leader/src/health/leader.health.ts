@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorService } from '@nestjs/terminus';
 import { ElectionDirectory } from '../elections/election.directory.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
+import { importTerminus } from '../optional-peers.js';
 
 /** A Terminus `HealthIndicatorResult` of {@link LeaderHealthIndicator}. */
 export type LeaderHealthIndicatorResult<Key extends string> = Record<
@@ -32,7 +33,7 @@ export class LeaderHealthIndicator implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const terminus = await import('@nestjs/terminus');
+    const terminus = await importTerminus();
     this.indicators = this.moduleRef.get(terminus.HealthIndicatorService, { strict: false });
   }
 

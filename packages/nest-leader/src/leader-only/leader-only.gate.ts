@@ -12,6 +12,7 @@ import type {
   LeaderOnlySite,
 } from './leader-only.interfaces.js';
 import { NotLeaderException } from './not-leader.exception.js';
+import { importMicroservices } from '../optional-peers.js';
 
 /**
  * Decides each `@LeaderOnly()` call of one election: on its leader (and before shutdown began)
@@ -97,7 +98,7 @@ async function rejectWithRpcException(
   leader: string | undefined,
   retryAfterSeconds: number,
 ): Promise<never> {
-  const { RpcException } = await import('@nestjs/microservices');
+  const { RpcException } = await importMicroservices();
   throw new RpcException({
     status: 'error',
     message: nestMessages.notLeader(leader),

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import lockfile from 'proper-lockfile';
 import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
-import { lockMessages } from '../messages.js';
+import { defaultFileLockDirectory } from './file-lock-directory.js';
+import { acquireFileMutex } from './file-mutex.js';
 import { validateLeaseName } from './kubernetes-names.js';
 import {
   type LeaseRecord,
@@ -23,13 +21,16 @@ export type FileLockOptions =
   | {
       /** Lease name (DNS-1123 subdomain); the file is `<directory>/<name>.lease.json`. */
       name: string;
-      /** Directory of the lease file; default `os.tmpdir()`. */
+      /**
+       * Directory of the lease file; default one per project in the OS temp directory,
+       * `<os.tmpdir()>/nest-leader-<project>-<hash>` (see `defaultFileLockDirectory`).
+       */
       directory?: string;
     };
 
 /** How long a write waits for the file mutex before failing (the elector retries). */
 const MUTEX_WAIT_MS = 5_000;
-/** A mutex older than this is stale (holder died mid-write); proper-lockfile's minimum. */
+/** A mutex older than this is stale (its holder died mid-write). */
 const MUTEX_STALE_MS = 2_000;
 
 interface LeaseFile {
@@ -50,8 +51,8 @@ interface LeaseFile {
  * development, a VM, `docker compose` with a shared volume on one machine). Not for network
  * file systems or several hosts: use `LeaseLock` there.
  *
- * Compare-and-swap: `create`/`update` hold a short mutex (proper-lockfile's `<file>.lock`
- * directory; a mutex left by a process killed mid-write goes stale after 2 s), re-read the
+ * Compare-and-swap: `create`/`update` hold a short mutex (the directory `<file>.lock`, see
+ * {@link acquireFileMutex}; one left by a process killed mid-write goes stale after 2 s), re-read the
  * version stored in the file, and write a temporary file then rename it over the lease
  * file, so readers never see a partial record. Versions are random tokens, so a deleted
  * and re-created file never matches an old version.
@@ -78,7 +79,7 @@ export class FileLock implements ResourceLock {
       this.path = resolve(opts.path);
     } else {
       const name = validateLeaseName(opts.name, 'name');
-      this.path = resolve(opts.directory ?? tmpdir(), `${name}.lease.json`);
+      this.path = resolve(opts.directory ?? defaultFileLockDirectory(), `${name}.lease.json`);
     }
     this.description = `FileLock ${this.path}`;
   }
@@ -129,12 +130,12 @@ export class FileLock implements ResourceLock {
   }
 
   /** Writes a temporary file, then renames it over the lease file if the mutex is still ours. */
-  private async write(record: LeaseRecord, assertHeld: () => void): Promise<string> {
+  private async write(record: LeaseRecord, assertHeld: () => Promise<void>): Promise<string> {
     const version = randomUUID();
     const temporary = `${this.path}.${process.pid}.${version}.tmp`;
     try {
       await writeFile(temporary, JSON.stringify(toLeaseFile(record, version), null, 2));
-      assertHeld();
+      await assertHeld();
       await rename(temporary, this.path);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -151,45 +152,18 @@ export class FileLock implements ResourceLock {
    */
   private async withMutex<T>(
     signal: AbortSignal | undefined,
-    critical: (assertHeld: () => void) => Promise<T>,
+    critical: (assertHeld: () => Promise<void>) => Promise<T>,
   ): Promise<T> {
     await mkdir(dirname(this.path), { recursive: true });
-    const deadline = Date.now() + MUTEX_WAIT_MS;
-    let compromised: Error | undefined;
-    let release: () => Promise<void>;
-    for (;;) {
-      signal?.throwIfAborted();
-      try {
-        release = await lockfile.lock(this.path, {
-          realpath: false,
-          stale: MUTEX_STALE_MS,
-          retries: 0,
-          onCompromised: (error) => (compromised = error),
-        });
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-        if (Date.now() > deadline) {
-          throw new Error(lockMessages.fileLockBusy(this.path), { cause: error });
-        }
-        await delay(5 + Math.random() * 20, undefined, { signal }).catch(() => undefined);
-      }
-    }
-    const acquiredAtMs = performance.now();
-    const assertHeld = (): void => {
-      if (compromised) throw compromised;
-      // Others may break a mutex untouched for MUTEX_STALE_MS; its mtime is refreshed every
-      // half of that, so within half of it since acquiring, nobody can have broken it.
-      if (performance.now() - acquiredAtMs >= MUTEX_STALE_MS / 2) {
-        throw new Error(lockMessages.fileLockHeldTooLong(this.path, MUTEX_STALE_MS / 2));
-      }
-    };
+    const mutex = await acquireFileMutex(this.path, {
+      staleMs: MUTEX_STALE_MS,
+      waitMs: MUTEX_WAIT_MS,
+      signal,
+    });
     try {
-      const result = await critical(assertHeld);
-      if (compromised) throw compromised;
-      return result;
+      return await critical(() => mutex.assertHeld());
     } finally {
-      await release().catch(() => undefined);
+      await mutex.release();
     }
   }
 }

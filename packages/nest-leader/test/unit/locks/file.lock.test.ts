@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { FileLock, InvalidLeaderElectionOptionError, LockConflictError } from 'nest-leader';
+import {
+  defaultFileLockDirectory,
+  FileLock,
+  InvalidLeaderElectionOptionError,
+  LockConflictError,
+  projectRoot,
+} from 'nest-leader';
 
 const record = {
   holderIdentity: 'a',
@@ -113,12 +119,53 @@ describe('FileLock', () => {
 
   test('{ name, directory } names the file <directory>/<name>.lease.json', () => {
     assert.equal(new FileLock({ name: 'jobs', directory: dir }).path, join(dir, 'jobs.lease.json'));
-    assert.equal(new FileLock({ name: 'jobs' }).path, join(tmpdir(), 'jobs.lease.json'));
+    assert.equal(
+      new FileLock({ name: 'jobs' }).path,
+      join(defaultFileLockDirectory(), 'jobs.lease.json'),
+    );
     assert.equal(new FileLock({ path }).description, `FileLock ${path}`);
   });
 
   test('rejects an invalid name or an empty path', () => {
     assert.throws(() => new FileLock({ name: '../etc/passwd' }), InvalidLeaderElectionOptionError);
     assert.throws(() => new FileLock({ path: ' ' }), InvalidLeaderElectionOptionError);
+  });
+});
+
+describe('defaultFileLockDirectory', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'nest-leader-projects-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const project = (name: string): string => {
+    mkdirSync(join(dir, name, 'dist'), { recursive: true });
+    mkdirSync(join(dir, name, 'node_modules', 'jest', 'bin'), { recursive: true });
+    writeFileSync(join(dir, name, 'package.json'), '{}');
+    writeFileSync(join(dir, name, 'dist', 'main.js'), '');
+    writeFileSync(join(dir, name, 'node_modules', 'jest', 'bin', 'jest.js'), '');
+    return join(dir, name);
+  };
+
+  test('is one directory per project in the OS temp directory, named after it', () => {
+    const directory = defaultFileLockDirectory();
+
+    assert.equal(dirname(directory), tmpdir());
+    assert.match(directory, /nest-leader-[\w.-]+-[0-9a-f]{12}$/);
+  });
+
+  test('the project is the nearest package.json above the entry script, whatever the cwd', () => {
+    const billing = project('billing');
+
+    assert.equal(projectRoot(join(billing, 'dist', 'main.js'), tmpdir()), billing);
+    assert.equal(
+      projectRoot(join(billing, 'node_modules', 'jest', 'bin', 'jest.js'), '/'),
+      billing,
+    );
+  });
+
+  test('falls back to the working directory without an entry script or package.json', () => {
+    assert.equal(projectRoot('', dir), dir);
+    writeFileSync(join(dir, 'script.js'), '');
+    assert.equal(projectRoot(join(dir, 'missing.js'), dir), dir);
   });
 });

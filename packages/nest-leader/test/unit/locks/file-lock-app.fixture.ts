@@ -1,0 +1,22 @@
+/**
+ * A Nest application on a FileLock, for the signal test:
+ * `node file-lock-app.fixture.js <lease-file>`. Prints `LEADING` once it leads; shutdown hooks
+ * are enabled as the README tells users to.
+ */
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FileLock, LeaderElectionService, LeaderModule } from 'nest-leader';
+
+const [path] = process.argv.slice(2);
+
+@Module({
+  imports: [LeaderModule.forRoot({ leaseName: 'signals', lock: new FileLock({ path: path! }) })],
+})
+class AppModule {}
+
+const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+app.enableShutdownHooks();
+await app.init();
+await app.get(LeaderElectionService).waitForLeadership();
+process.stdout.write('LEADING\n');
