@@ -124,9 +124,22 @@ async function launch(
   if (port !== undefined) args.push('--port', String(port));
   const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderrTail = '';
+  let partialLine = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-4000);
-    if (process.env.CONTROL_PLANE_VERBOSE) process.stderr.write(chunk);
+    if (process.env.CONTROL_PLANE_VERBOSE) {
+      process.stderr.write(chunk);
+      return;
+    }
+    // The build script's own progress lines (what it builds, how long it usually takes, a
+    // line every 30 s of a cold build) always reach the console; the server's log does not.
+    const lines = (partialLine + chunk.toString()).split('\n');
+    partialLine = lines.pop()!;
+    for (const line of lines) {
+      if (line.startsWith('control-plane.sh: ') && !line.includes('up to date')) {
+        process.stderr.write(`# ${line}\n`);
+      }
+    }
   });
 
   await new Promise<void>((resolveReady, reject) => {

@@ -11,6 +11,7 @@ import { checkLeaderTerms, type LeaderStatus } from './demo-events.js';
 import { SHARD_ELECTION } from './demo.constants.js';
 import {
   DEMO_USAGE,
+  STATUS_LEGEND,
   type DemoCliOptions,
   DemoUsageError,
   parseDemoCli,
@@ -218,6 +219,7 @@ async function main(): Promise<number> {
       say(
         `metrics (Prometheus text format): ${fleet.replicas.map((r) => `http://127.0.0.1:${r.port}/metrics`).join(' ')}`,
       );
+      process.stdout.write(`\n${STATUS_LEGEND}\n`);
       board = startStatusBoard(fleet, lock, options.leaseName, scrapes);
       if (options.chaosSeconds) chaos = runChaos(fleet, options, failovers, stopping.signal);
       const reason = await Promise.race([

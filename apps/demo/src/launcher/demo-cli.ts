@@ -22,6 +22,18 @@ export interface DemoCliOptions {
   help: boolean;
 }
 
+/** What the fields of the once-a-second status line mean (printed at start and in --help). */
+export const STATUS_LEGEND = `Status line, once a second:
+  holder H           the lock's holder (holderIdentity); "(down, its lease runs out)" when that
+                     replica has died and the others wait out its leaseDuration
+  transitions N      leaseTransitions of the current term (the fencing token; +1 per new
+                     leader); "-" while no running replica leads
+  <replica> ROLE     each replica's answer to GET /leader: LEADER, follower, "down" (not
+                     running), "…" (no answer within 800 ms: starting or busy)
+  work N             leader-only work done so far by all replicas together (cron, interval and
+                     POST /jobs runs, from their logs); it grows only while someone leads
+`;
+
 export const DEMO_USAGE = `Usage: pnpm demo [options]
 
 Runs replicas of the demo app (apps/demo) on this machine and shows which one leads.
@@ -45,7 +57,8 @@ Options:
 
 The demo's timings are short for a snappy show; the library's defaults are 15/10/2.
 Logs of each replica: .demo/runs/<run>/logs/<identity>.{out,err}.log
-`;
+
+${STATUS_LEGEND}`;
 
 /** Thrown for a bad command line; the message is for the user. */
 export class DemoUsageError extends Error {
