@@ -144,14 +144,23 @@ export function writeApp(dir: string, flavor: Flavor): void {
     'package.json': `${JSON.stringify(packageJson(flavor), null, 2)}\n`,
     'tsconfig.json': `${JSON.stringify(tsconfig(flavor), null, 2)}\n`,
     'tsconfig.build.json': `${JSON.stringify(
-      { extends: './tsconfig.json', exclude: ['node_modules', 'test', 'dist', '**/*spec.ts'] },
+      {
+        extends: './tsconfig.json',
+        exclude: [
+          'node_modules',
+          'test',
+          'dist',
+          '**/*spec.ts',
+          ...(esm ? ['vitest.config.ts'] : []),
+        ],
+      },
       null,
       2,
     )}\n`,
     'src/main.ts': mainTs(flavor, ext),
     'src/app.module.ts': appModuleTs(ext),
     'src/app.controller.ts': appControllerTs(),
-    [esm ? 'src/app.controller.spec.ts' : 'src/app.controller.spec.ts']: specTs(flavor, ext),
+    'src/app.controller.spec.ts': specTs(flavor, ext),
   };
   if (esm) files['vitest.config.ts'] = VITEST_CONFIG;
   else files['tsconfig.node10.json'] = `${JSON.stringify(NODE10_TSCONFIG, null, 2)}\n`;

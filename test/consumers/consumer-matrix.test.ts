@@ -104,7 +104,8 @@ async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
   );
   assert.equal(sameCopy.trim(), 'true', `${name}: require() and import() gave different copies`);
 
-  const leaseName = `matrix-${flavor.name}-${runtime.label.replace(/\W+/g, '')}-${process.pid}`;
+  const leaseName =
+    `matrix-${flavor.name}-${runtime.label.replace(/\W+/g, '')}-${process.pid}`.toLowerCase();
   const env = { LEASE_NAME: leaseName, LEADER_LOCK: 'file' };
   const replicas: Replica[] = [];
   try {

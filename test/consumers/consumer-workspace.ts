@@ -128,13 +128,16 @@ async function cachedInstall(flavor: Flavor): Promise<string> {
   const key = createHash('sha256').update(manifest).update(lockfile).digest('hex').slice(0, 16);
   const dir = join(cacheDir, 'installs', `${flavor.name}-${key}`);
   if (existsSync(join(dir, 'node_modules/.matrix-complete'))) return dir;
-  await timed(`npm ci ${flavor.name}`, 'cold, about 1 min; cached after that', async () => {
+  await timed(`npm install ${flavor.name}`, 'cold, about 1 min; cached after that', async () => {
     const staging = `${dir}.tmp-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
     writeFileSync(join(staging, 'package.json'), manifest);
     writeFileSync(join(staging, 'package-lock.json'), lockfile);
-    await npm(['ci'], staging, 15 * 60_000);
+    // `npm install` with the lockfile rather than `npm ci`: npm 11 leaves other platforms'
+    // optional packages (@unrs/resolver-binding-*) out of lockfiles and then `npm ci` refuses
+    // them as out of sync. The locked versions are still what gets installed.
+    await npm(['install', '--prefer-offline'], staging, 15 * 60_000);
     writeFileSync(join(staging, 'node_modules/.matrix-complete'), `${key}\n`);
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);

@@ -10,7 +10,8 @@ import { LeaderModule } from 'nest-leader';
       useFactory: (config: ConfigService) => ({
         leaseName: config.getOrThrow<string>('LEASE_NAME'),
         lock: config.get<'auto' | 'kubernetes' | 'file'>('LEADER_LOCK', 'auto'),
-        leaseDurationSeconds: config.get<number>('LEASE_DURATION_SECONDS', 15),
+        // Environment variables are strings: convert numbers before passing them on.
+        leaseDurationSeconds: Number(config.get<string>('LEASE_DURATION_SECONDS', '15')),
       }),
     }),
   ],

@@ -52,7 +52,7 @@ interface LeaseFile {
  * file systems or several hosts: use `LeaseLock` there.
  *
  * Compare-and-swap: `create`/`update` hold a short mutex (the directory `<file>.lock`, see
- * {@link acquireFileMutex}; one left by a process killed mid-write goes stale after 2 s), re-read the
+ * `acquireFileMutex`; one left by a process killed mid-write goes stale after 2 s), re-read the
  * version stored in the file, and write a temporary file then rename it over the lease
  * file, so readers never see a partial record. Versions are random tokens, so a deleted
  * and re-created file never matches an old version.
