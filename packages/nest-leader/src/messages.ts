@@ -343,7 +343,8 @@ export const lockSelectionMessages = {
     'KUBECONFIG, in-cluster ServiceAccount token or KUBERNETES_SERVICE_HOST, ~/.kube/config), ' +
     'a file lock only when none does',
   kubernetesSummary: 'a coordination.k8s.io/v1 Lease; fails at startup without a configuration',
-  fileSummary: 'a file in the OS temp directory, shared by replicas on this host only',
+  fileSummary:
+    "a file in this project's directory under the OS temp directory, shared by this project's replicas on this host only",
   memorySummary: 'a lock in this process only: always leader (tests)',
   fileLockChosen: (lock: string) =>
     'No Kubernetes cluster configured (KUBECONFIG unset, no in-cluster ServiceAccount token ' +

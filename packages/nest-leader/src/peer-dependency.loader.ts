@@ -15,6 +15,9 @@ let load: NodeJS.Require | undefined;
  * @throws whatever `require` throws, e.g. an error with `code: 'MODULE_NOT_FOUND'`.
  */
 export function requirePeerDependency(name: string): unknown {
+  // The CommonJS build compiles this file too, then uses peer-dependency.loader-cjs.cts (tshy).
+  // eslint-disable-next-line @typescript-eslint/ban-ts-comment
+  // @ts-ignore TS1470: no import.meta in CommonJS output
   load ??= createRequire(import.meta.url);
   return load(name);
 }

@@ -5,6 +5,7 @@
 
 /** A scheduled callback; {@link TimerHandle.cancel} is idempotent. */
 export interface TimerHandle {
+  /** Stops the timer; a no-op once it fired or was cancelled. */
   cancel(): void;
 }
 

@@ -59,9 +59,13 @@ export interface LeaderCallbacks {
 
 /** Where the elector logs; the Nest layer adapts Nest's `Logger`. Messages are single lines. */
 export interface ElectionLogger {
+  /** Per-attempt detail (each acquire/renew try); off in production. */
   debug(message: string): void;
+  /** Leadership changes and the start line: once per event. */
   info(message: string): void;
+  /** Recoverable trouble: failed renewals, slow drains, misconfiguration that still works. */
   warn(message: string): void;
+  /** Failures that need a person: RBAC denials, a dead election loop. */
   error(message: string): void;
 }
 

@@ -69,7 +69,8 @@ export interface LockKindEntry {
  *   `KUBERNETES_SERVICE_HOST`), or `~/.kube/config` — and a `FileLock` only when none does.
  *   A configuration that exists but cannot be used is an error, never a fallback.
  * - `'kubernetes'`: a Lease; a missing configuration is an error too.
- * - `'file'`: a `FileLock` in the OS temp directory (replicas on one host).
+ * - `'file'`: a `FileLock` in this project's directory under the OS temp directory (replicas
+ *   on one host; see `defaultFileLockDirectory`).
  * - `'memory'`: a `MemoryLock` private to this process (always leader; tests).
  */
 export const LOCK_KINDS: Readonly<Record<LockKind, LockKindEntry>> = {

@@ -43,7 +43,7 @@ export class MemoryLock implements ResourceLock {
   private stored: { record: LeaseRecord; version: number } | undefined;
   private nextVersion = 1;
   private readonly faults: Fault[] = [];
-  /** The last {@link MAX_WRITE_LOG} successful writes. */
+  /** The last `MAX_WRITE_LOG` (1000) successful writes. */
   private readonly writeLog: MemoryLockWrite[] = [];
 
   /** @param opts.name - shown in {@link MemoryLock.description}; default `memory`. */
@@ -51,7 +51,7 @@ export class MemoryLock implements ResourceLock {
     this.description = `MemoryLock ${opts.name ?? 'memory'}`;
   }
 
-  /** The last {@link MAX_WRITE_LOG} successful writes (create, update, {@link MemoryLock.set}), oldest first. */
+  /** The last `MAX_WRITE_LOG` (1000) successful writes (create, update, {@link MemoryLock.set}), oldest first. */
   get writes(): readonly MemoryLockWrite[] {
     return this.writeLog.map((w) => ({ ...w, record: copyLeaseRecord(w.record) }));
   }
