@@ -1,18 +1,27 @@
 /**
  * The demo's failover scenario on the file-lock default: no cluster configured (no KUBECONFIG,
- * no ~/.kube/config, not in a pod), so `lock: 'auto'` falls back to a FileLock in the OS temp
- * directory — here a fresh directory per run (TMPDIR), with HOME pointing there too.
+ * no ~/.kube/config, not in a pod), so `lock: 'auto'` falls back to a FileLock in the demo
+ * project's directory under the OS temp directory — here a fresh TMPDIR per run, with HOME
+ * pointing there too.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { FileLock } from 'nest-leader';
+import { dirname, join } from 'node:path';
+import { defaultFileLockDirectory, FileLock } from 'nest-leader';
 import { describeFailoverScenario } from './support/failover-scenario.js';
 
 describeFailoverScenario('demo on the file-lock default (no cluster)', async (leaseName) => {
   const dir = mkdtempSync(join(tmpdir(), 'nest-leader-e2e-file-'));
-  const lockFile = join(dir, `${leaseName}.lease.json`);
+  // The demo's own directory under its TMPDIR: one per project (the demo app's package root).
+  const demoRoot = dirname(
+    createRequire(import.meta.url).resolve('@nest-leader/demo/package.json'),
+  );
+  const lockFile = join(
+    defaultFileLockDirectory(realpathSync(demoRoot), dir),
+    `${leaseName}.lease.json`,
+  );
   const lock = new FileLock({ path: lockFile });
   return {
     kind: 'file',

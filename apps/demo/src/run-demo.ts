@@ -159,11 +159,16 @@ async function main(): Promise<number> {
 
   // First Ctrl-C / SIGTERM: stop cleanly. Second: SIGKILL the replicas.
   const stop = new AbortController();
+  let firstSignalAtMs = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (!stop.signal.aborted) {
+      firstSignalAtMs = performance.now();
       stop.abort(signal);
       return;
     }
+    // One Ctrl-C can arrive twice: from the terminal (to the whole foreground process group)
+    // and forwarded by `pnpm demo`. Only a second press, later, forces the stop.
+    if (performance.now() - firstSignalAtMs < 1_000) return;
     forced = true;
     say(`${signal} again: killing every replica`);
     fleet?.kill();

@@ -9,12 +9,16 @@ import { basename, dirname, join, sep } from 'node:path';
  * that happen to use the same lease name never share a lock. `<project>` is the base name of
  * the project root (see {@link projectRoot}) and `<hash>` the first 12 hex digits of the
  * SHA-256 of its absolute path.
+ * @param root - the project root; default {@link projectRoot}() of this process
+ * @param temporaryDirectory - default `os.tmpdir()` (`TMPDIR`)
  */
-export function defaultFileLockDirectory(): string {
-  const root = projectRoot();
+export function defaultFileLockDirectory(
+  root: string = projectRoot(),
+  temporaryDirectory: string = tmpdir(),
+): string {
   const hash = createHash('sha256').update(root).digest('hex').slice(0, 12);
   const name = basename(root).replace(/[^A-Za-z0-9._-]+/g, '_') || 'root';
-  return join(tmpdir(), `nest-leader-${name}-${hash}`);
+  return join(temporaryDirectory, `nest-leader-${name}-${hash}`);
 }
 
 /**

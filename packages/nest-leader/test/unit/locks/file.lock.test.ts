@@ -163,6 +163,17 @@ describe('defaultFileLockDirectory', () => {
     );
   });
 
+  test('two projects with the same lease name get different directories', () => {
+    const billing = defaultFileLockDirectory(project('billing'), dir);
+    mkdirSync(join(dir, 'other'));
+    const other = defaultFileLockDirectory(project(join('other', 'billing')), dir);
+
+    assert.notEqual(billing, other);
+    assert.equal(dirname(billing), dir);
+    assert.match(billing, /nest-leader-billing-[0-9a-f]{12}$/);
+    assert.match(other, /nest-leader-billing-[0-9a-f]{12}$/);
+  });
+
   test('falls back to the working directory without an entry script or package.json', () => {
     assert.equal(projectRoot('', dir), dir);
     writeFileSync(join(dir, 'script.js'), '');
