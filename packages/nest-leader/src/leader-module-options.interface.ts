@@ -106,6 +106,7 @@ export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] 
 
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */
 export interface LeaderModuleOptionsFactory {
+  /** The module's options, once at startup. */
   createLeaderOptions(): LeaderModuleOptions | Promise<LeaderModuleOptions>;
 }
 
