@@ -25,8 +25,9 @@ export class HealthController {
 }
 
 @Module({
-  imports: [TerminusModule],
-  controllers: [HealthController],
-  providers: [LeaderHealthIndicator], // needs LeaderModule (global by default) in the app
+  // A follower's /readyz fails on every probe by design: keep Terminus from logging each one
+  // as an error. (Kubernetes still gets the 503.)
+  imports: [TerminusModule.forRoot({ logger: false })],
+  controllers: [HealthController], // LeaderHealthIndicator comes from LeaderModule: no providers
 })
 export class HealthModule {}

@@ -200,7 +200,8 @@ export class LeaderTermEndedError extends LeaderElectionError {
 /**
  * A `@LeaderOnly()` method was called on an instance no `LeaderModule` knows: the module is not
  * imported, the application has not initialized yet, or the instance was not created by Nest.
- * Thrown at call time, because without the module nothing runs at bootstrap to notice.
+ * Thrown by the instance's `onApplicationBootstrap` when the application starts without the
+ * module (`when: 'bootstrap'`), and at call time otherwise (`when: 'call'`).
  */
 export class LeaderModuleNotImportedError extends LeaderElectionError {
   override name = 'LeaderModuleNotImportedError';
@@ -208,12 +209,15 @@ export class LeaderModuleNotImportedError extends LeaderElectionError {
   /**
    * @param className - class of the instance the method was called on, if any
    * @param methodName - the `@LeaderOnly()` method
+   * @param when - `'bootstrap'`: found by the bootstrap check (nothing called the method yet);
+   *   `'call'` (default): the method was called
    */
   constructor(
     readonly className: string | undefined,
     readonly methodName: string,
+    readonly when: 'bootstrap' | 'call' = 'call',
   ) {
-    super(nestMessages.leaderModuleNotImported(className, methodName));
+    super(nestMessages.leaderModuleNotImported(className, methodName, when));
   }
 }
 

@@ -398,7 +398,24 @@ export const nestMessages = {
       ? `This replica is not the leader; the leader is "${leader}".`
       : 'This replica is not the leader; no leader is known yet.',
   skipped: (className: string, methodName: string, leader: string | undefined) =>
-    `Skipped ${className}.${methodName}(): not the leader (leader: ${leader ? `"${leader}"` : 'none'}).`,
+    `Skipped ${className}.${methodName}(): not the leader (leader: ${leader ? `"${leader}"` : 'none'}); ` +
+    'its further skips are not logged until this replica has led.',
+  scheduleModuleMissing: (handlers: readonly string[]) =>
+    `${handlers.join(', ')} ${handlers.length === 1 ? 'has' : 'have'} @Cron/@Interval/@Timeout ` +
+    'and @LeaderOnly(), but ScheduleModule.forRoot() is not imported: these jobs never run on ' +
+    'any replica. Import ScheduleModule.forRoot() (from @nestjs/schedule) in the root module.',
+  shutdownHooksMissing: (graceMs: number) =>
+    `No SIGTERM handler ${graceMs / 1000} s after start: call app.enableShutdownHooks() in ` +
+    'main.ts, or a SIGTERM (every Kubernetes rollout) kills the leader without draining its ' +
+    'leader-only work or releasing the Lease, and the others wait a whole leaseDuration ' +
+    '(15 s by default) instead of about a second.',
+  healthWithoutLeaderModule:
+    'LeaderHealthIndicator needs LeaderModule: import LeaderModule.forRoot() in the root module ' +
+    '(it is global), then inject LeaderHealthIndicator wherever you need it; it need not be ' +
+    'listed in any providers.',
+  terminusMissing: (error: unknown) =>
+    `LeaderHealthIndicator needs @nestjs/terminus (npm install @nestjs/terminus; the 11 major for ` +
+    `a CommonJS Nest 11 app): ${errorText(error)}`,
   drainTimedOut: (election: string, count: number, graceMs: number) =>
     `${count} leader-only invocation(s) of election "${election}" still running after ` +
     `shutdownGraceMs (${graceMs}ms); giving up leadership anyway.`,
@@ -429,10 +446,18 @@ export const nestMessages = {
   nonStaticHandler: (handler: string) =>
     `Cannot register leadership event handler ${handler}: it is defined in a request-scoped or ` +
     'transient provider.',
-  leaderModuleNotImported: (className: string | undefined, methodName: string) =>
-    `@LeaderOnly() ${className ?? '(no instance)'}.${methodName}() was called, but no LeaderModule ` +
-    'knows this instance: import LeaderModule.forRoot() in the application, let Nest create ' +
-    'the instance (not `new`), and call it after the application initialized.',
+  leaderModuleNotImported: (
+    className: string | undefined,
+    methodName: string,
+    when: 'bootstrap' | 'call' = 'call',
+  ) =>
+    when === 'bootstrap'
+      ? `${className ?? '(no class)'} has a @LeaderOnly() method ${methodName}(), but no ` +
+        'LeaderModule is imported in this application, so it could never run: import ' +
+        'LeaderModule.forRoot() in the root module.'
+      : `@LeaderOnly() ${className ?? '(no instance)'}.${methodName}() was called, but no ` +
+        'LeaderModule knows this instance: import LeaderModule.forRoot() in the application, ' +
+        'let Nest create the instance (not `new`), and call it after the application initialized.',
 };
 
 // ---------------------------------------------------------------------------

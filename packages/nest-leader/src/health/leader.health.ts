@@ -1,8 +1,10 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorService } from '@nestjs/terminus';
 import { ElectionDirectory } from '../elections/election.directory.js';
+import { LeaderElectionError } from '../errors.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
+import { nestMessages } from '../messages.js';
 import { importTerminus } from '../optional-peers.js';
 
 /** A Terminus `HealthIndicatorResult` of {@link LeaderHealthIndicator}. */
@@ -13,7 +15,8 @@ export type LeaderHealthIndicatorResult<Key extends string> = Record<
 
 /**
  * Terminus health indicators for the application's elections, built on Terminus'
- * `HealthIndicatorService`. Provide it in the module that imports `TerminusModule`:
+ * `HealthIndicatorService`. `LeaderModule` provides it application-wide: inject it into your
+ * health controller without listing it in any `providers`:
  * - {@link LeaderHealthIndicator.isHealthy} — liveness (`/healthz`) of every election: down
  *   only when an elector is wedged; followers are healthy.
  * - {@link LeaderHealthIndicator.isLeader} — readiness (`/readyz`) for one election's
@@ -21,20 +24,55 @@ export type LeaderHealthIndicatorResult<Key extends string> = Record<
  *   before using it.
  *
  * `@nestjs/terminus` is loaded when the indicator initializes, not when `nest-leader` is
- * imported, so applications without Terminus do not need it installed.
+ * imported, so applications without Terminus do not need it installed (calling a method then
+ * throws `LeaderElectionError` naming the package).
+ * @throws LeaderElectionError when created in an application without `LeaderModule`, saying
+ *   what to import.
  */
 @Injectable()
 export class LeaderHealthIndicator implements OnModuleInit {
-  private indicators!: HealthIndicatorService;
+  private indicators?: HealthIndicatorService;
+  private terminusError?: unknown;
+  private readonly elections: ElectionDirectory;
 
   constructor(
-    private readonly elections: ElectionDirectory,
+    @Optional() @Inject(ElectionDirectory) elections: ElectionDirectory | null,
     private readonly moduleRef: ModuleRef,
-  ) {}
+  ) {
+    // Without LeaderModule Nest would fail with a generic "can't resolve dependencies" error;
+    // say what to import instead.
+    if (!elections) throw new LeaderElectionError(nestMessages.healthWithoutLeaderModule);
+    this.elections = elections;
+  }
 
+  /**
+   * Loads `@nestjs/terminus` (an optional peer). Without it the application still starts; the
+   * indicator's methods then throw, naming the package to install.
+   */
   async onModuleInit(): Promise<void> {
-    const terminus = await importTerminus();
-    this.indicators = this.moduleRef.get(terminus.HealthIndicatorService, { strict: false });
+    let terminus: Awaited<ReturnType<typeof importTerminus>>;
+    try {
+      terminus = await importTerminus();
+    } catch (error) {
+      this.terminusError = error;
+      return;
+    }
+    // TerminusModule's instance when the application imports it; the service has no
+    // dependencies, so one of our own otherwise.
+    try {
+      this.indicators = this.moduleRef.get(terminus.HealthIndicatorService, { strict: false });
+    } catch {
+      this.indicators = new terminus.HealthIndicatorService();
+    }
+  }
+
+  private session<Key extends string>(key: Key) {
+    if (!this.indicators) {
+      throw new LeaderElectionError(nestMessages.terminusMissing(this.terminusError), {
+        cause: this.terminusError,
+      });
+    }
+    return this.indicators.check(key);
   }
 
   /**
@@ -65,7 +103,7 @@ export class LeaderHealthIndicator implements OnModuleInit {
     const details: Record<string, unknown> = onlyDefault
       ? reports[0]!.details
       : { elections: Object.fromEntries(reports.map((report) => [report.name, report.details])) };
-    const session = this.indicators.check(key);
+    const session = this.session(key);
     return healthy ? session.up(details) : session.down(details);
   }
 
@@ -88,7 +126,7 @@ export class LeaderHealthIndicator implements OnModuleInit {
       identity: service.identity,
       leaseTransitions: term?.leaseTransitions ?? service.leaseTransitions ?? null,
     };
-    const session = this.indicators.check(key);
+    const session = this.session(key);
     return term ? session.up(details) : session.down(details);
   }
 }

@@ -21,7 +21,7 @@ export function requireLeaderModuleAtBootstrap(prototype: object, methodName: st
     writable: true,
     value: function onApplicationBootstrap(this: object, ...args: unknown[]): unknown {
       if (!leaderOnlyBindings.isBound(this)) {
-        throw new LeaderModuleNotImportedError(this.constructor?.name, methodName);
+        throw new LeaderModuleNotImportedError(this.constructor?.name, methodName, 'bootstrap');
       }
       const hook =
         own ??

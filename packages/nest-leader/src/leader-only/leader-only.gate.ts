@@ -23,6 +23,11 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
   private readonly logger = new Logger('LeaderOnly');
   /** Per decorated method, the counts `counter` gave for it (only with a counter). */
   private readonly counts = new WeakMap<LeaderOnlySite, LeaderOnlyCallCounts>();
+  /**
+   * Methods whose skip was logged since this replica last led: each is logged once, not on
+   * every tick of its job (Nest 12 logs debug by default).
+   */
+  private readonly skipsLogged = new Set<string>();
 
   /**
    * @param counter - counts each call's outcome per handler (the metrics'
@@ -40,6 +45,7 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
     const counts = this.counter && this.countsOf(invocation.site);
     if (term && this.inFlight.accepting) {
       if (counts) counts.ran++;
+      if (this.skipsLogged.size > 0) this.skipsLogged.clear();
       return this.inFlight.track(() => runInTerm(this.election.name, term, () => invocation.run()));
     }
     return this.asFollower(invocation, counts);
@@ -75,9 +81,13 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
       // Skips can be frequent (every tick of every job on every follower): build no message
       // unless debug logging is on.
       if (Logger.isLevelEnabled('debug')) {
-        this.logger.debug(
-          nestMessages.skipped(instance.constructor.name, methodName, context.leader),
-        );
+        const handler = `${instance.constructor.name}.${methodName}`;
+        if (!this.skipsLogged.has(handler)) {
+          this.skipsLogged.add(handler);
+          this.logger.debug(
+            nestMessages.skipped(instance.constructor.name, methodName, context.leader),
+          );
+        }
       }
       return isAsync ? Promise.resolve(undefined) : undefined;
     }

@@ -1,0 +1,179 @@
+/**
+ * The silent mistakes of a Nest set-up are reported at bootstrap, each naming its fix.
+ */
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { afterEach, describe, mock, test } from 'node:test';
+import { Controller, Get, Injectable, type LoggerService, Module } from '@nestjs/common';
+import { Interval, ScheduleModule } from '@nestjs/schedule';
+import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { Test } from '@nestjs/testing';
+import { LeaderHealthIndicator, LeaderOnly } from 'nest-leader';
+import { type Replica, startReplica } from './support.js';
+
+/** A Nest logger that keeps what it is given. */
+class CapturingLogger implements LoggerService {
+  readonly lines: { level: string; message: string }[] = [];
+  log = (message: unknown) => this.keep('log', message);
+  error = (message: unknown) => this.keep('error', message);
+  warn = (message: unknown) => this.keep('warn', message);
+  debug = (message: unknown) => this.keep('debug', message);
+  verbose = (message: unknown) => this.keep('verbose', message);
+  private keep(level: string, message: unknown): void {
+    this.lines.push({ level, message: String(message) });
+  }
+  at(level: string): string[] {
+    return this.lines.filter((line) => line.level === level).map((line) => line.message);
+  }
+}
+
+@Injectable()
+class Jobs {
+  runs = 0;
+
+  @LeaderOnly()
+  @Interval(60_000)
+  tick(): void {
+    this.runs += 1;
+  }
+}
+
+const replicas: Replica[] = [];
+afterEach(async () => {
+  mock.timers.reset();
+  for (const replica of replicas.splice(0)) await replica.app.close();
+});
+
+async function replica(options: Parameters<typeof startReplica>[0]): Promise<Replica> {
+  const started = await startReplica(options);
+  replicas.push(started);
+  return started;
+}
+
+describe('bootstrap warnings', () => {
+  test('@LeaderOnly() jobs without ScheduleModule.forRoot(): warns, naming the jobs and the fix', async () => {
+    const logger = new CapturingLogger();
+    await replica({ role: 'leader', providers: [Jobs], logger });
+
+    const [warning] = logger.at('warn').filter((m) => m.includes('ScheduleModule'));
+    assert.match(warning!, /Jobs\.tick\(\) has @Cron\/@Interval\/@Timeout and @LeaderOnly\(\)/);
+    assert.match(warning!, /Import ScheduleModule\.forRoot\(\)/);
+  });
+
+  test('with ScheduleModule.forRoot() there is no such warning', async () => {
+    const logger = new CapturingLogger();
+    await replica({
+      role: 'leader',
+      imports: [ScheduleModule.forRoot()],
+      providers: [Jobs],
+      logger,
+    });
+
+    assert.deepEqual(
+      logger.at('warn').filter((m) => m.includes('ScheduleModule')),
+      [],
+    );
+  });
+
+  test('no SIGTERM handler 5 s after start: warns to call app.enableShutdownHooks()', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const logger = new CapturingLogger();
+    const saved = process.listeners('SIGTERM');
+    process.removeAllListeners('SIGTERM');
+    try {
+      await replica({ role: 'leader', logger });
+      mock.timers.tick(5_000);
+    } finally {
+      for (const listener of saved) process.on('SIGTERM', listener);
+    }
+
+    const [warning] = logger.at('warn').filter((m) => m.includes('SIGTERM'));
+    assert.match(warning!, /call app\.enableShutdownHooks\(\) in main\.ts/);
+  });
+
+  test('with a SIGTERM handler (enableShutdownHooks) there is no such warning', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const logger = new CapturingLogger();
+    const started = await replica({ role: 'leader', logger });
+    started.app.enableShutdownHooks();
+    mock.timers.tick(5_000);
+
+    assert.deepEqual(
+      logger.at('warn').filter((m) => m.includes('SIGTERM')),
+      [],
+    );
+  });
+
+  test('LeaderHealthIndicator without LeaderModule: an error saying what to import', async () => {
+    const compiling = Test.createTestingModule({ providers: [LeaderHealthIndicator] }).compile();
+
+    await assert.rejects(
+      compiling,
+      /LeaderHealthIndicator needs LeaderModule: import LeaderModule\.forRoot\(\)/,
+    );
+  });
+
+  test('a @LeaderOnly() class without LeaderModule fails at bootstrap without claiming a call', async () => {
+    const moduleRef = await Test.createTestingModule({ providers: [Jobs] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+
+    await assert.rejects(app.init(), (error: Error) => {
+      assert.match(
+        error.message,
+        /Jobs has a @LeaderOnly\(\) method tick\(\), but no LeaderModule/,
+      );
+      assert.doesNotMatch(error.message, /was called/);
+      return true;
+    });
+    await app.close();
+  });
+
+  test('a skipped job is logged once per follower stretch, not on every tick', async () => {
+    const logger = new CapturingLogger();
+    const follower = await replica({ role: 'follower', providers: [Jobs], logger });
+    const jobs = follower.app.get(Jobs);
+
+    jobs.tick();
+    jobs.tick();
+    jobs.tick();
+
+    assert.equal(jobs.runs, 0);
+    const skips = logger.at('debug').filter((m) => m.startsWith('Skipped Jobs.tick()'));
+    assert.equal(skips.length, 1, JSON.stringify(logger.at('debug')));
+  });
+});
+
+@Controller()
+class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly leader: LeaderHealthIndicator,
+  ) {}
+
+  @Get('readyz')
+  readiness() {
+    return this.health.check([() => this.leader.isLeader()]);
+  }
+}
+
+@Module({ imports: [TerminusModule], controllers: [HealthController] })
+class HealthModule {}
+
+describe('LeaderHealthIndicator, as LeaderModule provides it', () => {
+  test('is injectable without being listed in any providers', async () => {
+    const leader = await replica({ role: 'leader', imports: [HealthModule] });
+
+    const result = await leader.app.get(HealthController).readiness();
+
+    assert.equal(result.status, 'ok');
+    assert.equal(result.info?.leader?.status, 'up');
+  });
+
+  test('works in a module without TerminusModule too (app.get)', async () => {
+    const leader = await replica({ role: 'leader' });
+
+    const result = leader.app.get(LeaderHealthIndicator).isLeader();
+
+    assert.equal(result.leader.status, 'up');
+  });
+});
