@@ -106,7 +106,7 @@ export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] 
 
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */
 export interface LeaderModuleOptionsFactory {
-  /** The module's options, once at startup. */
+  /** The default election's options (and the named elections' defaults), once at startup. */
   createLeaderOptions(): LeaderModuleOptions | Promise<LeaderModuleOptions>;
 }
 
@@ -114,7 +114,8 @@ export interface LeaderModuleOptionsFactory {
  * The options of one named election, without its name: its own `leaseName` (required) and any
  * option of {@link LeaderModuleOptions} to override the defaults `LeaderModule.forRoot()` set.
  */
-export type ElectionOptions = Partial<LeaderModuleOptions> & Pick<LeaderModuleOptions, 'leaseName'>;
+export type ElectionOptions = Omit<Partial<LeaderModuleOptions>, 'leaseName'> &
+  Pick<LeaderModuleOptions, 'leaseName'>;
 
 /** Options of `LeaderModule.registerElection()` that shape the module rather than the election. */
 export interface ElectionModuleExtras {
@@ -141,7 +142,10 @@ export interface RegisterElectionOptions extends ElectionOptions, ElectionModule
 
 /** What `registerElectionAsync({ useClass })` / `({ useExisting })` provides. */
 export interface ElectionOptionsFactory {
-  /** @param name - the election's name, as given to `registerElectionAsync` */
+  /**
+   * The named election's options, once at startup.
+   * @param name - the election's name, as given to `registerElectionAsync`
+   */
   createElectionOptions(name: string): ElectionOptions | Promise<ElectionOptions>;
 }
 
@@ -152,6 +156,7 @@ export interface ElectionOptionsFactory {
  */
 export interface RegisterElectionAsyncOptions
   extends ElectionModuleExtras, Pick<ModuleMetadata, 'imports'> {
+  /** Builds the election's options from the providers listed in `inject`. */
   useFactory?: (...args: never[]) => ElectionOptions | Promise<ElectionOptions>;
   inject?: FactoryProvider['inject'];
   useClass?: Type<ElectionOptionsFactory>;

@@ -12,8 +12,10 @@ import type { ManagedElector } from './elections.interfaces.js';
  */
 export class LeaderElectionService {
   /**
+   * Created by `LeaderModule` for each election; inject it, never construct it.
    * @param name - the election's name (`'default'` for `forRoot()`'s)
    * @param timings - the election's timings, defaults applied
+   * @internal
    */
   constructor(
     readonly name: string,

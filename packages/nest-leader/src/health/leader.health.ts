@@ -35,6 +35,7 @@ export class LeaderHealthIndicator implements OnModuleInit {
   private terminusError?: unknown;
   private readonly elections: ElectionDirectory;
 
+  /** @internal Created by `LeaderModule`; inject it, never construct it. */
   constructor(
     @Optional() @Inject(ElectionDirectory) elections: ElectionDirectory | null,
     private readonly moduleRef: ModuleRef,
@@ -46,7 +47,7 @@ export class LeaderHealthIndicator implements OnModuleInit {
   }
 
   /**
-   * Loads `@nestjs/terminus` (an optional peer). Without it the application still starts; the
+   * Nest's init hook: loads `@nestjs/terminus` (an optional peer). Without it the application still starts; the
    * indicator's methods then throw, naming the package to install.
    */
   async onModuleInit(): Promise<void> {
