@@ -75,6 +75,8 @@ export {
   type PrometheusElectionObserverOptions,
 } from './observability/prometheus.observer.js';
 export type {
+  CandidateSnapshot,
+  CandidateSource,
   LeaderOnlyCallTally,
   PrometheusRegistry,
 } from './observability/election-metrics.interface.js';
@@ -83,7 +85,7 @@ export {
   LEADERSHIP_DURATION_BUCKETS_SECONDS,
   LOCK_REQUEST_DURATION_BUCKETS_SECONDS,
 } from './observability/election-metrics.constants.js';
-export { combineElectionObservers } from './observability/composite.observer.js';
+export { combineElectionObservers, type Flushable } from './observability/composite.observer.js';
 export {
   DEFAULT_EVENT_REQUEST_TIMEOUT_MS,
   DEFAULT_REPORTING_CONTROLLER,

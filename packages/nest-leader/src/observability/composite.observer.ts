@@ -5,7 +5,8 @@
 import type { ElectionObserver } from '../election/election-observer.js';
 
 /** An observer that may have writes in flight (Events, pod labels). */
-interface Flushable {
+export interface Flushable {
+  /** Resolves once the writes queued so far have settled (the elector awaits it before release). */
   flush?(): Promise<void>;
 }
 
@@ -25,8 +26,8 @@ const METHODS = [
  */
 export function combineElectionObservers(
   ...observers: (ElectionObserver & Flushable)[]
-): ElectionObserver & { flush(): Promise<void> } {
-  const combined: ElectionObserver & { flush(): Promise<void> } = {
+): ElectionObserver & Required<Flushable> {
+  const combined: ElectionObserver & Required<Flushable> = {
     flush: async () => {
       await Promise.all(observers.map((o) => o.flush?.()));
     },

@@ -8,7 +8,9 @@
  * (its default `register`, `new Registry()`, `@willsoto/nestjs-prometheus`'s) fits.
  */
 export interface PrometheusRegistry {
+  /** Adds a metric (a prom-client `Gauge`, `Counter`…) to the registry. */
   registerMetric(metric: never): void;
+  /** The metric registered under `name`, if any: reused instead of registering it twice. */
   getSingleMetric(name: string): unknown;
 }
 
@@ -34,5 +36,6 @@ export interface CandidateSnapshot {
 
 /** Something that reports candidates at scrape time: a {@link PrometheusElectionObserver}. */
 export interface CandidateSource {
+  /** One entry per candidate this source observes, as of now. */
   snapshot(): Iterable<CandidateSnapshot>;
 }
