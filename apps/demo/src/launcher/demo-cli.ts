@@ -32,6 +32,9 @@ export const STATUS_LEGEND = `Status line, once a second:
                      running), "…" (no answer within 800 ms: starting or busy)
   work N             leader-only work done so far by all replicas together (cron, interval and
                      POST /jobs runs, from their logs); it grows only while someone leads
+  <shard> holder H (transitions N), <shard> work N
+                     the same for the demo's second, named election (its own Lease, its own
+                     leader: often another replica)
 `;
 
 export const DEMO_USAGE = `Usage: pnpm demo [options]
