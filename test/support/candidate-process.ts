@@ -1,0 +1,256 @@
+/**
+ * Leader-election candidates as real OS processes, of either implementation, seen from outside:
+ *
+ * - `client-go`: `test/client-go-candidate` (client-go's `tools/leaderelection` + `LeaseLock`),
+ *   built and cached by `scripts/client-go-candidate.sh`;
+ * - `nest-leader`: `test/support/nest-leader-candidate.ts` (our `LeaderElector` + `LeaseLock`).
+ *
+ * Both take the same flags and print the same JSON-lines events ({@link CandidateEvent}) stamped
+ * with CLOCK_MONOTONIC ({@link monotonicNowMs}), so events of all processes and of the test
+ * compare on one time line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { LeaderElectionTimings } from 'nest-leader';
+import { repoRoot } from './control-plane.js';
+import { monotonicNowMs } from './monotonic-time.js';
+
+/** Which leader election a candidate process runs. */
+export type Implementation = 'client-go' | 'nest-leader';
+
+/** One JSON line a candidate process prints. */
+export interface CandidateEvent {
+  /**
+   * `ready`: the candidate starts campaigning; `new-leader`: it observed a new holder
+   * (`leader`); `started`: its term began (leader-only work may run); `stopping` (client-go
+   * only): SIGTERM while leading, its leader-only work ends now, before the release;
+   * `stopped`: its term ended; `exit`: the process is about to exit (`reason`).
+   */
+  event: 'ready' | 'new-leader' | 'started' | 'stopping' | 'stopped' | 'exit';
+  /** The candidate's holderIdentity. */
+  identity: string;
+  /** `new-leader`: the observed holder. */
+  leader?: string;
+  /** `exit`: `signal` or `lost`. */
+  reason?: string;
+  /** nest-leader `started`/`stopped`: the term's leaseTransitions. */
+  leaseTransitions?: number;
+  /** CLOCK_MONOTONIC when it happened, ms. */
+  monotonicMs: number;
+  /** Wall clock, ISO 8601, for humans. */
+  time: string;
+}
+
+/** Options of {@link CandidateProcess.start}. */
+export interface CandidateProcessOptions {
+  implementation: Implementation;
+  /** Kubeconfig of the user the process authenticates as. */
+  kubeconfigPath: string;
+  leaseName: string;
+  namespace: string;
+  /** holderIdentity; with `candidates` > 1 the candidates are `<identity>-1` … `<identity>-N`. */
+  identity: string;
+  timings: LeaderElectionTimings;
+  /** Candidates in this one process, each with its own elector and client; default 1. */
+  candidates?: number;
+  /** Release the Lease on SIGTERM (client-go's ReleaseOnCancel, our releaseOnStop); default true. */
+  releaseOnCancel?: boolean;
+  /** Further flags for the program. */
+  extraArgs?: readonly string[];
+}
+
+/** How the process ended. */
+export interface CandidateExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** CLOCK_MONOTONIC when the exit was noticed, ms. */
+  monotonicMs: number;
+}
+
+const CLIENT_GO_SCRIPT = join(repoRoot, 'scripts/client-go-candidate.sh');
+const NEST_LEADER_MAIN = fileURLToPath(new URL('./nest-leader-candidate.js', import.meta.url));
+
+let clientGoBinary: Promise<string> | undefined;
+
+/**
+ * Builds the client-go candidate unless cached (`scripts/client-go-candidate.sh build`; its
+ * progress lines go to this process's stderr) and resolves the binary's path. Built once per
+ * process.
+ * @throws Error with the build's output when it fails.
+ */
+export function buildClientGoCandidate(): Promise<string> {
+  clientGoBinary ??= new Promise<string>((resolve, reject) => {
+    const child = spawn('bash', [CLIENT_GO_SCRIPT, 'build'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      process.stderr.write(chunk);
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const path = stdout.trim().split('\n').at(-1);
+      if (code === 0 && path) resolve(path);
+      else reject(new Error(`building the client-go candidate failed (exit ${code}):\n${stderr}`));
+    });
+  });
+  return clientGoBinary;
+}
+
+function durationFlag(seconds: number): string {
+  return `${Math.round(seconds * 1000)}ms`;
+}
+
+/** A running (or exited) candidate process and the events it printed so far. */
+export class CandidateProcess {
+  readonly implementation: Implementation;
+  /** The `--identity` it was given. */
+  readonly identity: string;
+  /** The Lease it campaigns for. */
+  readonly leaseName: string;
+  /** Every event printed so far, in order. */
+  readonly events: CandidateEvent[] = [];
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<CandidateExit>;
+  exitStatus: CandidateExit | undefined;
+  /** Set by {@link kill}: the first signal sent and CLOCK_MONOTONIC right after sending it. */
+  killed: { signal: NodeJS.Signals; monotonicMs: number } | undefined;
+
+  private readonly child: ChildProcess;
+  private readonly waiters = new Set<() => void>();
+  private stderrText = '';
+
+  private constructor(options: CandidateProcessOptions, child: ChildProcess) {
+    this.implementation = options.implementation;
+    this.identity = options.identity;
+    this.leaseName = options.leaseName;
+    this.child = child;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        this.events.push(JSON.parse(line) as CandidateEvent);
+      } catch {
+        this.stderrText += `(stdout) ${line}\n`;
+      }
+      for (const wake of this.waiters) wake();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrText = (this.stderrText + chunk.toString()).slice(-8000);
+    });
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitStatus = { code, signal, monotonicMs: monotonicNowMs() };
+        for (const wake of this.waiters) wake();
+        resolve(this.exitStatus);
+      });
+    });
+  }
+
+  /**
+   * Spawns a candidate process (building the client-go one first if needed). Resolves once it
+   * is spawned; use {@link waitFor} for its `ready` events.
+   */
+  static async start(options: CandidateProcessOptions): Promise<CandidateProcess> {
+    const { timings } = options;
+    const args = [
+      '--kubeconfig',
+      options.kubeconfigPath,
+      '--lease-name',
+      options.leaseName,
+      '--namespace',
+      options.namespace,
+      '--identity',
+      options.identity,
+      '--candidates',
+      String(options.candidates ?? 1),
+      '--lease-duration',
+      durationFlag(timings.leaseDurationSeconds),
+      '--renew-deadline',
+      durationFlag(timings.renewDeadlineSeconds),
+      '--retry-period',
+      durationFlag(timings.retryPeriodSeconds),
+      `--release-on-cancel=${options.releaseOnCancel ?? true}`,
+      ...(options.extraArgs ?? []),
+    ];
+    const child =
+      options.implementation === 'client-go'
+        ? spawn(await buildClientGoCandidate(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn(process.execPath, [NEST_LEADER_MAIN, ...args], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+    return new CandidateProcess(options, child);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The last lines the process wrote to stderr (logs), for failure messages. */
+  get stderrTail(): string {
+    return this.stderrText.slice(-3000);
+  }
+
+  /**
+   * Sends `signal`; the first call records when ({@link killed}). Returns CLOCK_MONOTONIC right
+   * after sending, ms.
+   */
+  kill(signal: NodeJS.Signals): number {
+    this.child.kill(signal);
+    const monotonicMs = monotonicNowMs();
+    this.killed ??= { signal, monotonicMs };
+    return monotonicMs;
+  }
+
+  /** Events matching `predicate`, in order. */
+  eventsWhere(predicate: (event: CandidateEvent) => boolean): CandidateEvent[] {
+    return this.events.filter(predicate);
+  }
+
+  /**
+   * Resolves with the first event (already printed or still to come) matching `predicate`.
+   * @throws Error after `timeoutMs`, or when the process exits without printing one.
+   */
+  async waitFor(
+    predicate: (event: CandidateEvent) => boolean,
+    timeoutMs: number,
+    what = 'the event',
+  ): Promise<CandidateEvent> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.find(predicate);
+      if (found) return found;
+      if (this.exitStatus) {
+        throw new Error(`${this.describe()} exited before ${what}:\n${this.stderrTail}`);
+      }
+      const leftMs = deadline - performance.now();
+      if (leftMs <= 0) {
+        throw new Error(
+          `${this.describe()}: no ${what} within ${timeoutMs} ms:\n${this.stderrTail}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, leftMs);
+        this.waiters.add(done);
+      });
+    }
+  }
+
+  /** Sends SIGKILL unless it already exited, and waits for the exit. */
+  async dispose(): Promise<void> {
+    if (!this.exitStatus) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  describe(): string {
+    return `${this.implementation} candidate ${this.identity} (pid ${this.pid})`;
+  }
+}

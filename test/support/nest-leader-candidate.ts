@@ -1,0 +1,112 @@
+/**
+ * nest-leader's counterpart of `test/client-go-candidate`: one or more `LeaderElector`s with a
+ * `LeaseLock` on one Lease, in one OS process, with the same flags and the same JSON-lines
+ * events on stdout (see {@link CandidateEvent}), so tests and benchmarks treat both
+ * implementations alike:
+ *
+ *   node test/dist/support/nest-leader-candidate.js --kubeconfig K --lease-name L --identity ts-1 \
+ *     [--namespace default] [--candidates 1] [--lease-duration 15s] [--renew-deadline 10s] \
+ *     [--retry-period 2s] [--release-on-cancel=true|false]
+ *
+ * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
+ * `--release-on-cancel`, the Lease is released) and exits 0. A candidate that loses its Lease
+ * campaigns again (the library's default), where the client-go program exits.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { LeaderElector, LeaseLock, type ElectionLogger } from 'nest-leader';
+import type { CandidateEvent } from './candidate-process.js';
+import { monotonicNowMs } from './monotonic-time.js';
+
+function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
+  const line: CandidateEvent = {
+    ...event,
+    monotonicMs: monotonicNowMs(),
+    time: new Date().toISOString(),
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/** `15s`, `1.5s`, `500ms` → ms, as Go's time.ParseDuration for the forms the tests use. */
+function parseDurationMs(flag: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(value);
+  if (!match) throw new Error(`--${flag} must look like 15s or 500ms, got "${value}"`);
+  return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      kubeconfig: { type: 'string', default: process.env.KUBECONFIG },
+      'lease-name': { type: 'string' },
+      namespace: { type: 'string', default: 'default' },
+      identity: { type: 'string' },
+      candidates: { type: 'string', default: '1' },
+      'lease-duration': { type: 'string', default: '15s' },
+      'renew-deadline': { type: 'string', default: '10s' },
+      'retry-period': { type: 'string', default: '2s' },
+      'release-on-cancel': { type: 'string', default: 'true' },
+    },
+  });
+  const leaseName = values['lease-name'];
+  const baseIdentity = values.identity;
+  const kubeconfig = values.kubeconfig;
+  const count = Number(values.candidates);
+  if (!leaseName || !baseIdentity || !kubeconfig || !Number.isSafeInteger(count) || count < 1) {
+    throw new Error('--lease-name, --identity, --kubeconfig and --candidates ≥ 1 are required');
+  }
+  const timings = {
+    leaseDurationSeconds: parseDurationMs('lease-duration', values['lease-duration']) / 1000,
+    renewDeadlineSeconds: parseDurationMs('renew-deadline', values['renew-deadline']) / 1000,
+    retryPeriodSeconds: parseDurationMs('retry-period', values['retry-period']) / 1000,
+  };
+  const releaseOnStop = values['release-on-cancel'] !== 'false';
+
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(readFileSync(kubeconfig, 'utf8'));
+  const electors: LeaderElector[] = [];
+  for (let i = 1; i <= count; i++) {
+    const identity = count > 1 ? `${baseIdentity}-${i}` : baseIdentity;
+    const logger: ElectionLogger = {
+      debug: () => undefined,
+      info: (message) => process.stderr.write(`${identity} info: ${message}\n`),
+      warn: (message) => process.stderr.write(`${identity} warn: ${message}\n`),
+      error: (message) => process.stderr.write(`${identity} error: ${message}\n`),
+    };
+    const elector = new LeaderElector({
+      lock: new LeaseLock({ kubeConfig, name: leaseName, namespace: values.namespace, identity }),
+      identity,
+      ...timings,
+      releaseOnStop,
+      logger,
+      callbacks: {
+        onStartedLeading: (term) =>
+          emit({ event: 'started', identity, leaseTransitions: term.leaseTransitions }),
+        onStoppedLeading: (term) =>
+          emit({ event: 'stopped', identity, leaseTransitions: term.leaseTransitions }),
+        onNewLeader: (leader) => emit({ event: 'new-leader', identity, leader }),
+      },
+    });
+    electors.push(elector);
+  }
+
+  let exiting = false;
+  const shutdown = async () => {
+    if (exiting) return;
+    exiting = true;
+    await Promise.all(electors.map((elector) => elector.stop()));
+    for (const elector of electors) {
+      emit({ event: 'exit', identity: elector.identity, reason: 'signal' });
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  for (const elector of electors) {
+    emit({ event: 'ready', identity: elector.identity });
+    elector.start();
+  }
+}
+
+main();
