@@ -1,16 +1,23 @@
 /**
- * `pnpm bench [name…] [--rounds N] [--seconds N] [--time-ms N] [--repeats N]`: runs the named
- * benchmarks (all when none is named), one after another; each writes
+ * `pnpm bench [name…] [--rounds N] [--seconds N] [--time-ms N] [--repeats N] [--quick]`: runs
+ * the named benchmarks (when none is named: all but `compare`), one after another; each writes
  * `bench/results/<name>.json` and prints a summary.
  */
 import { parseArgs } from 'node:util';
 import { apiLoadBench } from './api-load.bench.js';
+import { compareBench } from './compare.bench.js';
 import { failoverBench } from './failover.bench.js';
 import { gateBench } from './gate.bench.js';
 import { importCostBench } from './import-cost.bench.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 
-const BENCHMARKS: readonly Benchmark[] = [failoverBench, apiLoadBench, gateBench, importCostBench];
+const BENCHMARKS: readonly Benchmark[] = [
+  failoverBench,
+  apiLoadBench,
+  gateBench,
+  importCostBench,
+  compareBench,
+];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -19,6 +26,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '60' },
     'time-ms': { type: 'string', default: '1000' },
     repeats: { type: 'string', default: '3' },
+    quick: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -26,7 +34,7 @@ const { values, positionals } = parseArgs({
 if (values.help) {
   console.log(
     [
-      'usage: pnpm bench [name…] [options]',
+      'usage: pnpm bench [name…] [options]   (no name: all but compare)',
       '',
       ...BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
       '',
@@ -34,6 +42,7 @@ if (values.help) {
       '  --seconds N   api-load: steady-state window in seconds (default 60)',
       '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',
       '  --repeats N   gate: runs of the whole task set (default 3)',
+      '  --quick       compare: fewer rounds and shorter windows, for development',
     ].join('\n'),
   );
   process.exit(0);
@@ -44,6 +53,7 @@ const FLAGS: Record<keyof BenchSettings, string> = {
   seconds: 'seconds',
   timeMs: 'time-ms',
   repeats: 'repeats',
+  quick: 'quick',
 };
 
 const settings: BenchSettings = {
@@ -51,6 +61,7 @@ const settings: BenchSettings = {
   seconds: positiveInteger('seconds', values.seconds),
   timeMs: positiveInteger('time-ms', values['time-ms']),
   repeats: positiveInteger('repeats', values.repeats),
+  quick: values.quick,
 };
 const unknown = positionals.filter((name) => !BENCHMARKS.some((b) => b.name === name));
 if (unknown.length > 0) {
@@ -60,16 +71,20 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const selected =
-  positionals.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => positionals.includes(b.name));
+  positionals.length === 0
+    ? BENCHMARKS.filter((b) => b.inDefaultRun !== false)
+    : BENCHMARKS.filter((b) => positionals.includes(b.name));
 
 for (const benchmark of selected) {
   console.log(`# ${benchmark.name}: ${benchmark.description}`);
-  const command = ['pnpm bench', benchmark.name, ...benchmark.settings.map(flag)].join(' ');
+  const command = ['pnpm bench', benchmark.name, ...benchmark.settings.flatMap(flag)].join(' ');
   await benchmark.run(settings, command);
 }
 
-function flag(setting: keyof BenchSettings): string {
-  return `--${FLAGS[setting]} ${settings[setting]}`;
+function flag(setting: keyof BenchSettings): string[] {
+  const value = settings[setting];
+  if (typeof value === 'boolean') return value ? [`--${FLAGS[setting]}`] : [];
+  return [`--${FLAGS[setting]} ${value}`];
 }
 
 function positiveInteger(option: string, value: string): number {

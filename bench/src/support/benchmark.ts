@@ -10,6 +10,8 @@ export interface BenchSettings {
   timeMs: number;
   /** gate: how many times the whole task set runs (medians across repeats are reported). */
   repeats: number;
+  /** compare: a short run for development (fewer rounds, shorter windows). */
+  quick: boolean;
 }
 
 export interface Benchmark {
@@ -19,6 +21,8 @@ export interface Benchmark {
   description: string;
   /** The settings it reads (recorded with its results as the command that produced them). */
   settings: readonly (keyof BenchSettings)[];
+  /** Whether `pnpm bench` without names runs it; default true. */
+  inDefaultRun?: boolean;
   /** Runs to completion, writes `bench/results/<name>.json`, prints a summary. */
   run(settings: BenchSettings, command: string): Promise<void>;
 }

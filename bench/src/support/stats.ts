@@ -10,6 +10,8 @@ export interface MsDistribution {
   medianMs: number;
   /** Nearest-rank 90th percentile: the ⌈0.9 n⌉-th smallest value. */
   p90Ms: number;
+  /** Nearest-rank 99th percentile (the maximum below 100 values). */
+  p99Ms: number;
   maxMs: number;
   meanMs: number;
 }
@@ -29,6 +31,7 @@ export function describeMs(valuesMs: readonly number[]): MsDistribution {
     minMs: Math.round(sorted[0]!),
     medianMs: Math.round(median),
     p90Ms: Math.round(nearestRank(sorted, 0.9)),
+    p99Ms: Math.round(nearestRank(sorted, 0.99)),
     maxMs: Math.round(sorted[n - 1]!),
     meanMs: Math.round(sorted.reduce((sum, v) => sum + v, 0) / n),
   };
