@@ -104,6 +104,7 @@ export const compareBench: Benchmark = {
     const clientGoBuildMs = Math.round(performance.now() - buildStartedMs);
 
     const cluster = await startControlPlane();
+    let controlPlaneStopped = false;
     let results: CompareResults;
     try {
       console.log(`  control plane ready at ${cluster.url}`);
@@ -111,6 +112,12 @@ export const compareBench: Benchmark = {
       const server = JSON.parse(readFileSync(join(cluster.stateDir!, 'server.json'), 'utf8')) as {
         pid: number;
       };
+      // Interrupted (Ctrl-C): stop the control plane too (candidates are killed on exit).
+      const interrupted = () => process.exit(130);
+      process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+      process.once('exit', () => {
+        if (!controlPlaneStopped) process.kill(server.pid, 'SIGTERM');
+      });
 
       console.log('# 1. API requests in steady state');
       const apiLoad = await measureApiLoad(
@@ -154,6 +161,7 @@ export const compareBench: Benchmark = {
       };
     } finally {
       await cluster.stop();
+      controlPlaneStopped = true;
       if (cluster.stateDir) rmSync(cluster.stateDir, { recursive: true, force: true });
     }
 

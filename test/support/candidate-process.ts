@@ -74,6 +74,12 @@ const NEST_LEADER_MAIN = fileURLToPath(new URL('./nest-leader-candidate.js', imp
 
 let clientGoBinary: Promise<string> | undefined;
 
+/** Every candidate process not yet exited: killed when this process exits, so none is orphaned. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /**
  * Builds the client-go candidate unless cached (`scripts/client-go-candidate.sh build`; its
  * progress lines go to this process's stderr) and resolves the binary's path. Built once per
@@ -141,8 +147,10 @@ export class CandidateProcess {
     child.stderr!.on('data', (chunk: Buffer) => {
       this.stderrText = (this.stderrText + chunk.toString()).slice(-8000);
     });
+    running.add(child);
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
+        running.delete(child);
         this.exitStatus = { code, signal, monotonicMs: monotonicNowMs() };
         for (const wake of this.waiters) wake();
         resolve(this.exitStatus);

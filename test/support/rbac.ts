@@ -5,8 +5,11 @@ import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { kubeConfigFor } from './cluster.js';
 import type { ClusterInfo } from './control-plane.js';
 
-/** Verbs the elector needs on `leases.coordination.k8s.io` (as the demo's Role). */
-export const ELECTOR_VERBS = ['get', 'create', 'update'] as const;
+/**
+ * Verbs the elector uses on `leases.coordination.k8s.io` (as the demo's Role): `watch` lets
+ * followers watch the Lease instead of polling it.
+ */
+export const ELECTOR_VERBS = ['get', 'create', 'update', 'watch'] as const;
 
 /**
  * Creates (or replaces) Role `<identity>-leases` with `verbs` on Leases in the cluster's test

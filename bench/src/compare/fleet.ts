@@ -49,6 +49,8 @@ export class Fleet {
   /** The user each process (live or not) authenticates as. */
   private readonly users = new Map<CandidateProcess, string>();
   private counter = 0;
+  /** Replacements being started in the background (awaited by {@link ready}). */
+  private pending: Promise<unknown>[] = [];
 
   constructor(
     private readonly cluster: ClusterInfo,
@@ -112,6 +114,13 @@ export class Fleet {
     return latest;
   }
 
+  /** Waits until replacements started by {@link handOver} are campaigning. */
+  async ready(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    await Promise.all(pending);
+  }
+
   /** Waits for a leader whose term began after `afterMs` (CLOCK_MONOTONIC). */
   async waitForLeader(timeoutMs: number, afterMs = 0) {
     const deadline = performance.now() + timeoutMs;
@@ -147,8 +156,8 @@ export class Fleet {
   }
 
   /**
-   * Kills the leader's process with `signal`, waits for another candidate's `started`, then
-   * replaces the killed process (same user, new identity) and waits until it is campaigning.
+   * Kills the leader's process with `signal` and waits for another candidate's `started`; a
+   * replacement (same user, new identity) starts in the background ({@link ready}).
    */
   async handOver(signal: Handover['signal'], timeoutMs: number): Promise<Handover> {
     const leader = this.leader();
@@ -157,8 +166,8 @@ export class Fleet {
     const next = await this.waitForLeader(timeoutMs, killedMs);
     const user = this.users.get(leader.process)!;
     this.live.delete(leader.process);
-    await leader.process.exited;
-    await this.spawn(user);
+    // The replacement starts in the background, while other fleets measure; see ready().
+    this.pending.push(leader.process.exited.then(() => this.spawn(user)));
     return {
       from: leader.identity,
       to: next.identity,
@@ -174,6 +183,7 @@ export class Fleet {
 
   /** SIGTERMs every live process (release) and waits; SIGKILL after 15 s. */
   async stop(): Promise<void> {
+    await this.ready();
     await Promise.all(
       this.processes.map(async (process) => {
         process.kill('SIGTERM');
@@ -187,6 +197,7 @@ export class Fleet {
 
   /** SIGKILLs whatever still runs. */
   async dispose(): Promise<void> {
+    await Promise.allSettled(this.pending);
     await Promise.all(this.all.map((process) => process.dispose()));
     this.live.clear();
   }

@@ -53,6 +53,7 @@ function makeFleet(
 /** Lets every follower see the current leader, then waits `baseMs` + U[0, retryPeriod). */
 async function settle(fleet: Fleet, timings: LeaderElectionTimings, baseMs: number) {
   const retryMs = timings.retryPeriodSeconds * 1000;
+  await fleet.ready();
   const leader = await fleet.waitForLeader(60_000);
   await fleet.waitUntilAllFollow(leader.identity, 60_000);
   await sleep(baseMs + Math.random() * retryMs);

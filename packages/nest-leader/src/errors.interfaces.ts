@@ -5,8 +5,11 @@
 
 import type { LockOperation } from './locks/resource-lock.js';
 
-/** A Kubernetes verb nest-leader uses: the locks' `get`/`create`/`update`, and `patch` (pod labels). */
-export type KubernetesVerb = LockOperation | 'patch';
+/**
+ * A Kubernetes verb nest-leader uses: the locks' `get`/`create`/`update`, `watch` (a lock's
+ * watch), and `patch` (pod labels).
+ */
+export type KubernetesVerb = LockOperation | 'watch' | 'patch';
 
 /**
  * How a failed Kubernetes API call is classified:

@@ -33,6 +33,13 @@ export type {
 } from './locks/resource-lock.js';
 export { parseLeaseRecord } from './locks/resource-lock.js';
 export {
+  isWatchableLock,
+  type LockWatch,
+  type LockWatchListener,
+  type WatchableLock,
+} from './locks/watchable-lock.js';
+export type { LeaseWatchOptions } from './locks/lease.watcher.js';
+export {
   DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
   LeaseLock,
   type LeaseLockOptions,

@@ -41,6 +41,13 @@ export interface LeaderModuleOptions {
    */
   releaseOnShutdown?: boolean;
   /**
+   * Followers watch the Lease (RBAC `watch`): renewals arrive as they happen, a released Lease
+   * is taken at once, and a follower sends no requests in steady state. `false` polls every
+   * `retryPeriodSeconds × [1, 1.2)` (for API servers or proxies where watches misbehave).
+   * Without RBAC `watch` followers poll anyway, after one warning. Default true.
+   */
+  watchLease?: boolean;
+  /**
    * Where the Lease lives: a {@link LeaderLockKind} or your own `ResourceLock`. Default `'auto'`.
    * Named elections inherit a kind, never a `ResourceLock` instance (one lock is one Lease).
    */
@@ -94,6 +101,7 @@ export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] 
   'renewDeadlineSeconds',
   'retryPeriodSeconds',
   'releaseOnShutdown',
+  'watchLease',
   'lock',
   'kubeConfig',
   'shutdownGraceMs',

@@ -123,9 +123,13 @@ export type LeaseApiErrorDetails = Omit<KubernetesApiErrorDetails, 'resource'>;
 const kubernetesApiFixes: Record<KubernetesApiErrorKind, (d: KubernetesApiErrorDetails) => string> =
   {
     forbidden: (d) =>
-      `RBAC denies it: grant the pod's ServiceAccount the ` +
-      (d.rbacVerbs ? `verb ${d.rbacVerbs.join(', ')}` : 'verbs get, create and update') +
-      ` on ${d.resource} in namespace "${d.namespace}" (a Role + RoleBinding).`,
+      d.verb === 'watch'
+        ? `RBAC denies it: grant the pod's ServiceAccount the verb watch on ${d.resource} ` +
+          `in namespace "${d.namespace}" (resourceNames: ["${d.name}"] is enough), or set ` +
+          'watchLease: false to poll.'
+        : `RBAC denies it: grant the pod's ServiceAccount the ` +
+          (d.rbacVerbs ? `verb ${d.rbacVerbs.join(', ')}` : 'verbs get, create and update') +
+          ` on ${d.resource} in namespace "${d.namespace}" (a Role + RoleBinding).`,
     unauthorized: () =>
       'The API server rejected the credentials: check the kubeconfig or the mounted ' +
       'ServiceAccount token (automountServiceAccountToken).',
@@ -297,6 +301,13 @@ export const electionMessages = {
   recovered: (lock: string, failures: number) =>
     `${lock} reachable again after ${failures} failed attempt(s).`,
   stoppedNotStartable: () => 'This LeaderElector was stopped; create a new one to campaign again.',
+  watchUnavailable: (lock: string, error: unknown) =>
+    `Cannot watch ${lock}, so followers poll it every retryPeriod instead (more API requests, ` +
+    `slower handovers): ${errorText(error)}`,
+  watchInterrupted: (lock: string, error: unknown) =>
+    `Watch of ${lock} failed; polling until it reconnects: ${errorText(error)}`,
+  watchSilent: (lock: string) =>
+    `Watch of ${lock} missed a change; polling until it delivers again, and reconnecting it.`,
 };
 
 /** Reasons `LeaderElector.health()` reports, as client-go's HealthzAdaptor. */

@@ -91,6 +91,15 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
   /** On `stop()`, hand the Lease over at once by clearing its holder. Default true. */
   releaseOnStop?: boolean;
   /**
+   * Followers watch the lock when it can be watched (`LeaseLock`: RBAC `watch` on the Lease),
+   * so they see renewals as they happen and take a released Lease the moment it is released,
+   * reading it only when it would expire; while the watch is down they poll every
+   * retryPeriod × [1, 1.2) as without it. Safety never depends on the watch: a takeover is
+   * always decided on a fresh read, leaseDuration after the last change seen. `false` always
+   * polls (for API servers or proxies where watches misbehave). Default true.
+   */
+  watchLease?: boolean;
+  /**
    * After losing leadership: `'recampaign'` (default) joins the election again with a new
    * term; `'stop'` stops campaigning (client-go's Run returns; `health()` then reports unhealthy).
    */
@@ -248,6 +257,7 @@ export const LEADER_ELECTOR_OPTION_NAMES: readonly (keyof LeaderElectorOptions)[
   'renewDeadlineSeconds',
   'retryPeriodSeconds',
   'releaseOnStop',
+  'watchLease',
   'onLost',
   'callbacks',
   'name',
@@ -271,6 +281,7 @@ export interface ResolvedLeaderElectorOptions {
   /** Per-request timeout: max(1 s, renewDeadline / 2). */
   requestTimeoutMs: number;
   releaseOnStop: boolean;
+  watchLease: boolean;
   onLost: 'recampaign' | 'stop';
   callbacks: LeaderCallbacks;
   random: () => number;
@@ -315,6 +326,10 @@ export function resolveLeaderElectorOptions(
   if (typeof releaseOnStop !== 'boolean') {
     throw new InvalidLeaderElectionOptionError('releaseOnStop', 'must be a boolean', releaseOnStop);
   }
+  const watchLease = options.watchLease ?? true;
+  if (typeof watchLease !== 'boolean') {
+    throw new InvalidLeaderElectionOptionError('watchLease', 'must be a boolean', watchLease);
+  }
   const onLost = options.onLost ?? 'recampaign';
   if (onLost !== 'recampaign' && onLost !== 'stop') {
     throw new InvalidLeaderElectionOptionError('onLost', "must be 'recampaign' or 'stop'", onLost);
@@ -330,6 +345,7 @@ export function resolveLeaderElectorOptions(
     retryPeriodMs: timings.retryPeriodSeconds * 1000,
     requestTimeoutMs: Math.max(1000, renewDeadlineMs / 2),
     releaseOnStop,
+    watchLease,
     onLost,
     callbacks: options.callbacks ?? {},
     random: options.random ?? Math.random,

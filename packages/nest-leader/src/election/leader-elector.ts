@@ -34,7 +34,9 @@ import {
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
+import { LockWatchSession } from './lock-watch-session.js';
 import { RateLimitedLogger } from './rate-limited-logger.js';
+import { isWatchableLock } from '../locks/watchable-lock.js';
 
 /** Result of {@link LeaderElector.health}, as client-go's `HealthzAdaptor.Check`. */
 export interface LeaderElectionHealth {
@@ -143,6 +145,8 @@ export class LeaderElector {
   private readonly logger: ElectionLogger;
   private readonly observer: ElectionObserver;
   private readonly failures: RateLimitedLogger;
+  /** The followers' watch of the lock (none without a watchable lock or with `watchLease: false`). */
+  private readonly following: LockWatchSession;
 
   private observed: Observation | undefined;
   /** Highest valid leaseTransitions seen in any record (read or written); a recreated Lease continues it. */
@@ -150,6 +154,8 @@ export class LeaderElector {
   /** Set while the Lease is missing and we wait out the last holder's lease (logged once). */
   private missingReported = false;
   private reportedLeader: string | undefined;
+  /** The watch reported the record deleted since the last attempt. */
+  private deletionSeen = false;
   private current: ActiveTerm | undefined;
   /** Set when another process renewed our Lease under our identity; cleared on acquiring. */
   private sharedIdentitySuspected = false;
@@ -179,6 +185,13 @@ export class LeaderElector {
     this.logger = options.logger ?? consoleLogger;
     this.observer = this.config.observer ?? noopElectionObserver;
     this.failures = new RateLimitedLogger(this.logger, this.clock);
+    const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
+    this.following = new LockWatchSession(watchable, this.clock, this.logger, {
+      onRecord: (current) => {
+        if (current) this.observe(current);
+        else this.deletionSeen = true;
+      },
+    });
   }
 
   /** The observed holder of the lock, or `undefined` if it is free or not read yet. */
@@ -313,25 +326,69 @@ export class LeaderElector {
     }
   }
 
-  // --- Acquire: try every retryPeriod × [1, 1.2), and at the observed expiry, until we lead -
+  // --- Acquire: try every retryPeriod × [1, 1.2) — or, watching, when the Lease is released
+  // or would expire — until we lead ----------------------------------------------------------
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
-    for (;;) {
-      const attempt = await this.tryAcquireOrRenew(signal, undefined);
-      if (signal.aborted) return false;
-      if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
-      if (attempt.outcome === 'leading') {
-        this.beginTerm(attempt.writeStartedMs);
-        return true;
+    const following = new AbortController();
+    const followingSignal = AbortSignal.any([signal, following.signal]);
+    let watching = false;
+    try {
+      for (;;) {
+        if (!this.canSkipAttempt()) {
+          // No change delivered for a whole leaseDuration: a read now also tests the watch.
+          const testsWatch = this.following.healthy && this.observedExpired();
+          const observedAtMs = this.observed?.observedAtMs;
+          this.deletionSeen = false;
+          const attempt = await this.tryAcquireOrRenew(signal, undefined);
+          if (signal.aborted) return false;
+          if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
+          if (attempt.outcome === 'leading') {
+            this.beginTerm(attempt.writeStartedMs);
+            return true;
+          }
+          // Watch once the Lease could be read: from its version, and not with credentials
+          // that cannot even read it (their error is reported once, by the read).
+          if (!watching && attempt.outcome === 'held-by-other') {
+            watching = true;
+            this.following.start(followingSignal);
+          }
+          if (testsWatch && this.observed?.observedAtMs !== observedAtMs) {
+            this.following.missedChange();
+          }
+        }
+        await this.following.sleep(this.followerDelayMs(), signal);
+        if (signal.aborted) return false;
       }
-      const jitteredMs = this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
-      // Wake when the holder's lease expires by our observation rather than up to a retry
-      // period later: failover after a crash costs leaseDuration, not leaseDuration + retry.
-      const untilExpiryMs = this.msUntilObservedExpiry();
-      const delayMs = untilExpiryMs > 0 ? Math.min(jitteredMs, untilExpiryMs + 1) : jitteredMs;
-      await this.clock.sleep(delayMs, signal);
-      if (signal.aborted) return false;
+    } finally {
+      following.abort();
     }
+  }
+
+  /**
+   * With a healthy watch, a follower need not read a Lease that is held and has not expired by
+   * its observation: every renewal arrives as an event.
+   */
+  private canSkipAttempt(): boolean {
+    const holder = this.observed?.record.holderIdentity;
+    return (
+      this.following.healthy &&
+      !this.deletionSeen &&
+      holder !== undefined &&
+      holder !== '' &&
+      holder !== this.identity &&
+      !this.observedExpired()
+    );
+  }
+
+  /** How long a follower waits before it looks again (an event may wake it sooner). */
+  private followerDelayMs(): number {
+    const jitteredMs = this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
+    // Wake when the holder's lease expires by our observation rather than up to a retry
+    // period later: failover after a crash costs leaseDuration, not leaseDuration + retry.
+    const untilExpiryMs = this.msUntilObservedExpiry();
+    if (this.following.healthy && this.canSkipAttempt()) return untilExpiryMs + 1;
+    return untilExpiryMs > 0 ? Math.min(jitteredMs, untilExpiryMs + 1) : jitteredMs;
   }
 
   private beginTerm(writeStartedMs: number): void {

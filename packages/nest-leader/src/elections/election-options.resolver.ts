@@ -64,6 +64,7 @@ export function resolveElectionOptions(
       retryPeriodSeconds: merged.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
     },
     releaseOnShutdown: merged.releaseOnShutdown,
+    watchLease: merged.watchLease,
     onLost: merged.onLost,
     lock: merged.lock ?? 'auto',
     kubeConfig: merged.kubeConfig,

@@ -114,6 +114,7 @@ export function createElectionProviders(name: string): Provider[] {
               identity: options.identity,
               ...options.givenTimings,
               releaseOnStop: options.releaseOnShutdown,
+              watchLease: options.watchLease,
               onLost: options.onLost,
               clock: options.clock,
               logger: toElectionLogger(logger),

@@ -34,6 +34,7 @@ export interface ResolvedElectionOptions {
    */
   readonly givenTimings: Partial<LeaderElectionTimings>;
   readonly releaseOnShutdown?: boolean;
+  readonly watchLease?: boolean;
   readonly onLost?: 'recampaign' | 'stop';
   readonly lock: LeaderLockKind | ResourceLock;
   readonly kubeConfig?: KubeConfig | string;

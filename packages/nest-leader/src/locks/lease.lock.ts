@@ -1,19 +1,20 @@
 import type { CoordinationV1Api, KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { LEASE_RESOURCE, lockMessages } from '../messages.js';
+import { errorText, LEASE_RESOURCE, lockMessages } from '../messages.js';
 import { loadClientNode } from './client-node.loader.js';
 import { validateKubeConfig } from './kube-config.loader.js';
 import { classifyKubernetesApiError } from './kubernetes-api-errors.js';
 import { type KubernetesRequestOptions, kubernetesRequestOptions } from './kubernetes-request.js';
 import { validateLeaseName, validateNamespace } from './kubernetes-names.js';
+import { type LeaseWatchOptions, watchLease } from './lease.watcher.js';
 import { toMicroTime } from './micro-time.js';
 import {
   type LeaseRecord,
   type LockOperation,
   parseLeaseRecord,
-  type ResourceLock,
   type VersionedLeaseRecord,
 } from './resource-lock.js';
+import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
 
 /** Default timeout of one API request when the caller's signal does not end it sooner. */
 export const DEFAULT_LEASE_REQUEST_TIMEOUT_MS = 10_000;
@@ -37,7 +38,8 @@ export interface LeaseLockOptions {
 
 /**
  * A `coordination.k8s.io/v1` Lease as the election record, as client-go's `LeaseLock`.
- * Needs RBAC verbs `get`, `create`, `update` on `leases` in the namespace.
+ * Needs RBAC verbs `get`, `create`, `update` on `leases` in the namespace, and `watch` for
+ * {@link LeaseLock.watch} (all but `create` can be restricted to the Lease by `resourceNames`).
  *
  * `update` PUTs the whole object last read (labels, annotations and owner references are
  * kept) with its `resourceVersion`, so the API server rejects stale writes (409 →
@@ -51,7 +53,7 @@ export interface LeaseLockOptions {
  * `@kubernetes/client-node` is loaded when the first `LeaseLock` is constructed, not when
  * nest-leader is imported.
  */
-export class LeaseLock implements ResourceLock {
+export class LeaseLock implements WatchableLock {
   /** `Lease <namespace>/<name>`. */
   readonly description: string;
   /** The Lease's name. */
@@ -61,6 +63,7 @@ export class LeaseLock implements ResourceLock {
   /** The loaded kubeconfig its requests use (observers write Events and pod labels with it). */
   readonly kubeConfig: KubeConfig;
   private readonly api: CoordinationV1Api;
+  private readonly kubeConfig: KubeConfig;
   private readonly requestTimeoutMs: number;
   private readonly identity: string | undefined;
   private readonly execPlugin: boolean;
@@ -91,6 +94,7 @@ export class LeaseLock implements ResourceLock {
       throw new InvalidLeaderElectionOptionError('kubeConfig', lockMessages.noCluster(), undefined);
     }
     this.execPlugin = Boolean(kubeConfig.getCurrentUser()?.exec);
+    this.kubeConfig = kubeConfig;
     this.api = kubeConfig.makeApiClient(loadClientNode().CoordinationV1Api);
   }
 
@@ -162,6 +166,42 @@ export class LeaseLock implements ResourceLock {
     }
   }
 
+  /**
+   * Watches the Lease by name (`fieldSelector=metadata.name=<name>`, needs RBAC `watch`),
+   * resuming from the last resourceVersion seen, reconnecting when the watch ends, re-reading
+   * on 410 Gone; every object it delivers also becomes the one `update` writes back. A 403
+   * ends it with {@link LockWatchListener.onUnavailable} (a `LeaseApiError` for verb `watch`).
+   * @param options - for tests and diagnostics: `fromVersion` to start from (default the last
+   *   version this lock saw), `timeoutSeconds` after which the server ends each watch (default
+   *   a random 300–600 s, as client-go's reflectors).
+   */
+  watch(
+    listener: LockWatchListener,
+    signal: AbortSignal,
+    options: LeaseWatchOptions = {},
+  ): LockWatch {
+    return watchLease(
+      {
+        kubeConfig: this.kubeConfig,
+        name: this.name,
+        namespace: this.namespace,
+        timeoutSeconds: options.timeoutSeconds,
+        lastVersion: () => options.fromVersion ?? this.lease?.metadata?.resourceVersion,
+        remember: (lease) => this.remember(lease),
+        watchError: (statusCode, cause) => {
+          const { ApiException } = loadClientNode();
+          const error =
+            statusCode === undefined
+              ? cause
+              : new ApiException(statusCode, errorText(cause), undefined, {});
+          return this.classify('watch', error, undefined, true);
+        },
+      },
+      listener,
+      signal,
+    );
+  }
+
   private remember(lease: V1Lease): VersionedLeaseRecord {
     this.lease = lease;
     return { record: fromLeaseSpec(lease), version: lease.metadata?.resourceVersion ?? '' };
@@ -173,7 +213,7 @@ export class LeaseLock implements ResourceLock {
   }
 
   private classify(
-    verb: LockOperation,
+    verb: LockOperation | 'watch',
     error: unknown,
     signal: AbortSignal | undefined,
     sent: boolean,
