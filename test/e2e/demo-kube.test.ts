@@ -13,7 +13,7 @@ describeFailoverScenario('demo on a Kubernetes Lease (real kube-apiserver)', asy
   const cluster = getTestCluster();
   const admin = kubeConfigFor(cluster);
   const namespace = cluster.namespace;
-  const serviceAccount = await provisionDemoServiceAccount(cluster);
+  const serviceAccount = await provisionDemoServiceAccount(cluster, leaseName);
   return {
     kind: 'kubernetes',
     env: {

@@ -63,17 +63,26 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     }
   });
 
-  it('grants exactly get, create and update on leases, create on events, patch on pods, to the demo ServiceAccount', () => {
+  it("grants create on leases, get/update/watch on the demo's Leases only, create on events, patch on pods, to the demo ServiceAccount", () => {
     const role = only<V1Role>(objects, 'Role');
     assert.deepEqual(role.rules, [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
       {
         apiGroups: ['coordination.k8s.io'],
         resources: ['leases'],
-        verbs: ['get', 'create', 'update'],
+        resourceNames: ['nest-leader-demo', 'nest-leader-demo-shard-a'],
+        verbs: ['get', 'update', 'watch'],
       },
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['patch'] },
     ]);
+    const deployment = only<V1Deployment>(objects, 'Deployment');
+    const env = deployment.spec!.template.spec!.containers[0]!.env ?? [];
+    assert.equal(
+      env.find((e) => e.name === 'LEASE_NAME')?.value,
+      'nest-leader-demo',
+      "the Role's resourceNames name the Lease the replicas use",
+    );
     const binding = only<V1RoleBinding>(objects, 'RoleBinding');
     assert.deepEqual(binding.roleRef, {
       apiGroup: 'rbac.authorization.k8s.io',

@@ -1,7 +1,8 @@
 /**
  * The demo's Role (apps/demo/deploy/role.yaml) is exactly what the elector needs: with it, the
- * library's LeaseLock + LeaderElector acquire the Lease as the demo's ServiceAccount; with
- * `update` removed, they cannot, and the error names the verb, the resource and the fix.
+ * library's LeaseLock + LeaderElector acquire, renew, watch and release the Lease as the demo's
+ * ServiceAccount, and cannot touch another Lease; with `update` removed, they cannot acquire,
+ * and the error names the verb, the resource and the fix.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -58,11 +59,11 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     );
   }
 
-  it('acquires, renews and releases the Lease with exactly get, create and update', async () => {
-    const serviceAccount = await provisionDemoServiceAccount(cluster);
+  it("acquires, renews, watches and releases its Lease with exactly the demo's Role, and nothing else", async () => {
     const leaseName = uniqueLeaseName('demo-rbac');
+    const serviceAccount = await provisionDemoServiceAccount(cluster, leaseName);
     track(serviceAccount, leaseName);
-    assert.deepEqual(serviceAccount.verbs, ['get', 'create', 'update']);
+    assert.deepEqual(serviceAccount.verbs, ['create', 'get', 'update', 'watch']);
 
     const logger = recordingLogger();
     let onStartedLeading!: (term: LeaderTerm) => void;
@@ -101,13 +102,27 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
       'released',
     );
     assert.deepEqual(logger.errors, []);
+    assert.deepEqual(logger.warnings, [], 'no "Cannot watch" fallback: the Role allows watch');
+
+    // resourceNames confine the Role to this Lease.
+    const other = new LeaseLock({
+      kubeConfig: serviceAccount.kubeConfig,
+      name: uniqueLeaseName('demo-rbac-other'),
+      namespace,
+    });
+    await assert.rejects(other.get(), (error: unknown) => {
+      assert.ok(error instanceof LeaseApiError && error.kind === 'forbidden', String(error));
+      return true;
+    });
   });
 
   it('cannot take the Lease without update, and says which verb is missing', async () => {
-    const serviceAccount = await provisionDemoServiceAccount(cluster, { withoutVerbs: ['update'] });
     const leaseName = uniqueLeaseName('demo-rbac-no-update');
+    const serviceAccount = await provisionDemoServiceAccount(cluster, leaseName, {
+      withoutVerbs: ['update'],
+    });
     track(serviceAccount, leaseName);
-    assert.deepEqual(serviceAccount.verbs, ['get', 'create']);
+    assert.deepEqual(serviceAccount.verbs, ['create', 'get', 'watch']);
     // A free Lease (released by a previous holder): taking it needs update.
     await admin.makeApiClient(CoordinationV1Api).createNamespacedLease({
       namespace,

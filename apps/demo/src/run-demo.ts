@@ -86,11 +86,13 @@ async function setUpKube(options: DemoCliOptions, signal: AbortSignal): Promise<
     const admin = new KubeConfig();
     admin.loadFromFile(controlPlane.kubeconfigPath);
     const namespace = options.namespace ?? DEMO_NAMESPACE;
-    // The demo's own RBAC from deploy/: Namespace, ServiceAccount, Role (get/create/update
-    // on leases) and RoleBinding. The replicas then run as that ServiceAccount, like pods.
+    // The demo's own RBAC from deploy/: Namespace, ServiceAccount, Role (create on leases;
+    // get/update/watch on this Lease) and RoleBinding. The replicas then run as that
+    // ServiceAccount, like pods.
     const rbac = loadDemoManifests({
       namespace,
       kinds: ['Namespace', 'ServiceAccount', 'Role', 'RoleBinding'],
+      leaseName: options.leaseName,
     });
     const applied = await applyManifests(admin, rbac);
     say(`applied ${applied.map((a) => `${a.kind}/${a.name}`).join(', ')} from apps/demo/deploy`);

@@ -37,14 +37,18 @@ export interface DemoServiceAccount {
   dispose(): Promise<void>;
 }
 
-type RoleObject = KubernetesObject & { rules: { resources: string[]; verbs: string[] }[] };
+type RoleObject = KubernetesObject & {
+  rules: { resources: string[]; verbs: string[]; resourceNames?: string[] }[];
+};
 
 /**
  * Applies the demo's ServiceAccount, Role and RoleBinding to the cluster's test namespace.
+ * @param leaseName - the Lease the Role's `resourceNames` name (the test's own)
  * @param options.withoutVerbs - verbs to drop from the Role (to test what breaks without them)
  */
 export async function provisionDemoServiceAccount(
   cluster: ClusterInfo,
+  leaseName: string,
   options: { withoutVerbs?: string[] } = {},
 ): Promise<DemoServiceAccount> {
   const admin = kubeConfigFor(cluster);
@@ -54,11 +58,13 @@ export async function provisionDemoServiceAccount(
     namespace,
     nameSuffix: suffix,
     kinds: ['ServiceAccount', 'Role', 'RoleBinding'],
+    leaseName,
   });
   const role = objects.find((o) => o.kind === 'Role') as RoleObject;
   for (const rule of role.rules) {
     rule.verbs = rule.verbs.filter((v) => !options.withoutVerbs?.includes(v));
   }
+  role.rules = role.rules.filter((rule) => rule.verbs.length > 0);
   await applyManifests(admin, objects);
   const name = `${DEMO_SERVICE_ACCOUNT}${suffix}`;
   const kubeConfig = await serviceAccountKubeConfig(admin, namespace, name, 3600);

@@ -43,6 +43,11 @@ const SUPPORTED_KUSTOMIZE_FIELDS = new Set([
   'images',
 ]);
 
+/** The Leases of the demo's two elections: the default one and the shard reconciler's. */
+export function demoLeaseNames(leaseName: string): string[] {
+  return [leaseName, `${leaseName}-shard-a`];
+}
+
 /** Options of {@link loadDemoManifests}. */
 export interface LoadManifestsOptions {
   /** Namespace for every namespaced object instead of the kustomization's. */
@@ -54,6 +59,11 @@ export interface LoadManifestsOptions {
   nameSuffix?: string;
   /** Keep only these kinds, e.g. `['ServiceAccount', 'Role', 'RoleBinding']`. */
   kinds?: readonly string[];
+  /**
+   * The Lease the replicas elect on, when not the deployment's `LEASE_NAME`: `LEASE_NAME` is set
+   * to it and the Role's `resourceNames` to it and its shard election's `<leaseName>-shard-a`.
+   */
+  leaseName?: string;
   /** The deploy directory; default {@link DEMO_DEPLOY_DIR}. */
   dir?: string;
 }
@@ -62,10 +72,14 @@ export interface LoadManifestsOptions {
 type Manifest = KubernetesObject & {
   metadata: NonNullable<KubernetesObject['metadata']>;
   roleRef?: { kind: string; name: string };
+  rules?: { resourceNames?: string[] }[];
   subjects?: { kind: string; name: string; namespace?: string }[];
   spec?: {
     template?: {
-      spec?: { serviceAccountName?: string; containers?: { image?: string }[] };
+      spec?: {
+        serviceAccountName?: string;
+        containers?: { image?: string; env?: { name: string; value?: string }[] }[];
+      };
     };
   };
 };
@@ -107,6 +121,11 @@ export function loadDemoManifests(options: LoadManifestsOptions = {}): Kubernete
     for (const { pairs } of kustomization.labels ?? []) {
       meta.labels = { ...meta.labels, ...pairs };
     }
+    if (options.leaseName && object.kind === 'Role') {
+      for (const rule of object.rules ?? []) {
+        if (rule.resourceNames) rule.resourceNames = demoLeaseNames(options.leaseName);
+      }
+    }
     if (object.roleRef?.kind === 'Role' && roles.has(object.roleRef.name)) {
       object.roleRef.name += suffix;
     }
@@ -121,6 +140,9 @@ export function loadDemoManifests(options: LoadManifestsOptions = {}): Kubernete
       pod.serviceAccountName += suffix;
     }
     for (const container of pod?.containers ?? []) {
+      for (const variable of container.env ?? []) {
+        if (options.leaseName && variable.name === 'LEASE_NAME') variable.value = options.leaseName;
+      }
       for (const image of kustomization.images ?? []) {
         if (container.image === image.name || container.image?.startsWith(`${image.name}:`)) {
           container.image = `${image.newName ?? image.name}${image.newTag ? `:${image.newTag}` : ''}`;
