@@ -99,12 +99,17 @@ export class LockWatchSession {
 
   /** Sleeps `delayMs`, or less when the watch wakes the follower; honours `signal`. */
   async sleep(delayMs: number, signal: AbortSignal): Promise<void> {
+    // A listener removed afterwards rather than `AbortSignal.any`, whose links from the
+    // long-lived run signal are only dropped by GC (one per sleep adds up over days).
     const woken = new AbortController();
-    this.wake = () => woken.abort();
+    const wake = (): void => woken.abort();
+    this.wake = wake;
+    signal.addEventListener('abort', wake, { once: true });
     try {
-      await this.clock.sleep(delayMs, AbortSignal.any([signal, woken.signal]));
+      if (!signal.aborted) await this.clock.sleep(delayMs, woken.signal);
     } finally {
       this.wake = undefined;
+      signal.removeEventListener('abort', wake);
     }
   }
 }
