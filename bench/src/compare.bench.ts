@@ -55,7 +55,7 @@ const FULL: ComparePlan = {
   gracefulRounds: 30,
   crashRounds: 30,
   scaleSizes: [10, 30, 100],
-  scaleWindowSeconds: 30,
+  scaleWindowSeconds: 20,
 };
 const QUICK: ComparePlan = {
   loadWindowSeconds: 20,
