@@ -63,7 +63,6 @@ export class LeaseLock implements WatchableLock {
   /** The loaded kubeconfig its requests use (observers write Events and pod labels with it). */
   readonly kubeConfig: KubeConfig;
   private readonly api: CoordinationV1Api;
-  private readonly kubeConfig: KubeConfig;
   private readonly requestTimeoutMs: number;
   private readonly identity: string | undefined;
   private readonly execPlugin: boolean;
@@ -94,7 +93,6 @@ export class LeaseLock implements WatchableLock {
       throw new InvalidLeaderElectionOptionError('kubeConfig', lockMessages.noCluster(), undefined);
     }
     this.execPlugin = Boolean(kubeConfig.getCurrentUser()?.exec);
-    this.kubeConfig = kubeConfig;
     this.api = kubeConfig.makeApiClient(loadClientNode().CoordinationV1Api);
   }
 
