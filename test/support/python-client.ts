@@ -1,0 +1,89 @@
+/**
+ * The official Python `kubernetes` client, installed from PyPI at the version pinned in
+ * `test/python/requirements.txt`, into a virtualenv cached under `.cache/python-peers/<key>/`
+ * (ignored). The key is a hash of the requirements file, so changing the pin builds a new
+ * virtualenv and an unchanged pin reuses the old one; pip's own download cache makes a fresh
+ * clone's first install quick too. Prints progress lines while it builds.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './control-plane.js';
+
+/** The Python sources of the peers (candidate.py, requirements.txt). */
+export const PYTHON_DIR = join(repoRoot, 'test/python');
+const REQUIREMENTS = join(PYTHON_DIR, 'requirements.txt');
+
+/** The pinned requirement line, e.g. `kubernetes==37.0.2`. */
+export function pinnedPythonClient(): string {
+  const line = readFileSync(REQUIREMENTS, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.startsWith('kubernetes=='));
+  if (!line) throw new Error(`${REQUIREMENTS} pins no kubernetes==<version>`);
+  return line;
+}
+
+/**
+ * Resolves the virtualenv's `python` with the pinned client importable, building the
+ * virtualenv first if needed (`python3 -m venv`, `pip install -r requirements.txt`).
+ * @throws Error with pip's output when python3 or the install fails (never skips).
+ */
+export async function ensurePythonClient(): Promise<string> {
+  const key = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex').slice(0, 12);
+  const dir = join(repoRoot, '.cache/python-peers', key);
+  const python = join(dir, 'bin/python');
+  const marker = join(dir, '.complete');
+  if (existsSync(marker)) return python;
+  const pin = pinnedPythonClient();
+  const started = performance.now();
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  progress(`creating a virtualenv for ${pin} in ${dir}`);
+  await run('python3', ['-m', 'venv', dir]);
+  progress(`pip install ${pin} (from PyPI, or pip's cache)`);
+  await run(python, [
+    '-m',
+    'pip',
+    'install',
+    '--disable-pip-version-check',
+    '--progress-bar',
+    'off',
+    '-r',
+    REQUIREMENTS,
+  ]);
+  await run(python, ['-c', 'import kubernetes.leaderelection.leaderelection']);
+  writeFileSync(marker, `${pin}\n`);
+  progress(`${pin} ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return python;
+}
+
+function progress(message: string): void {
+  process.stdout.write(`# python peers: ${message}\n`);
+}
+
+/** Runs a command, echoing each output line as a progress line; rejects on failure. */
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: string[] = [];
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        if (line.trim() === '') continue;
+        output.push(line);
+        if (/^(Collecting|Successfully|Installing)/.test(line)) progress(line.trim());
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve();
+      else {
+        const tail = output.slice(-30).join('\n');
+        reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${tail}`));
+      }
+    });
+  });
+}
