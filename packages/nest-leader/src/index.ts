@@ -107,6 +107,19 @@ export {
   PodRoleLabelObserver,
   type PodRoleLabelObserverOptions,
 } from './observability/pod-role-label.observer.js';
+// The leader-elector sidecar (bin nest-leader-elector; core only)
+export {
+  DEFAULT_SIDECAR_TTL_MS,
+  parseGoDurationMs,
+  parseSidecarArgs,
+  type SidecarOptions,
+} from './sidecar/sidecar-options.js';
+export {
+  LeaderElectorSidecar,
+  type SidecarDependencies,
+} from './sidecar/leader-elector.sidecar.js';
+export type { LeaderFileContent } from './sidecar/leader-file.js';
+export type { SidecarLeaderResponse } from './sidecar/sidecar.server.js';
 // Nest layer
 export { LeaderModule } from './leader.module.js';
 export type { LeaderModuleExtras } from './leader.module-definition.js';

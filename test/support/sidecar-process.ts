@@ -1,0 +1,87 @@
+/**
+ * The built `nest-leader-elector` sidecar (packages/nest-leader/dist/sidecar/main.js) as a real
+ * OS process: started with its own kubeconfig and leader file, reached over its `--http`
+ * address (port 0: the bound port is read from its start line).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { repoRoot } from './control-plane.js';
+
+/** The sidecar's bin, as `npm i nest-leader` installs it. */
+export const SIDECAR_MAIN = join(repoRoot, 'packages/nest-leader/dist/sidecar/main.js');
+
+/** One sidecar process. */
+export class SidecarProcess {
+  readonly lines: string[] = [];
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private addressReady: Promise<string>;
+
+  /**
+   * @param id - `--id`
+   * @param args - the other flags (`--election …`); `--id`, `--http` and `--leader-file`
+   *   are added unless `raw` is set
+   * @param kubeconfigPath - KUBECONFIG of the process
+   * @param leaderFile - where its leader file goes (default: a fresh temporary directory)
+   */
+  constructor(
+    readonly id: string,
+    args: string[],
+    kubeconfigPath: string,
+    readonly leaderFile = join(mkdtempSync(join(tmpdir(), 'sidecar-')), 'is-leader'),
+    raw = false,
+  ) {
+    const all = raw
+      ? args
+      : [...args, '--id', id, '--http', '127.0.0.1:0', '--leader-file', leaderFile];
+    this.child = spawn(process.execPath, [SIDECAR_MAIN, ...all], {
+      env: { ...process.env, KUBECONFIG: kubeconfigPath },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.exited = once(this.child, 'exit').then(([code, signal]) => ({
+      code: code as number | null,
+      signal: signal as NodeJS.Signals | null,
+    }));
+    this.addressReady = new Promise((resolve, reject) => {
+      const onLine = (line: string) => {
+        this.lines.push(line);
+        const match = /serving http:\/\/([^/]+)\//.exec(line);
+        if (match) resolve(match[1]!);
+      };
+      createInterface({ input: this.child.stdout! }).on('line', onLine);
+      createInterface({ input: this.child.stderr! }).on('line', onLine);
+      this.exited.then(() => reject(new Error(`sidecar ${id} exited:\n${this.lines.join('\n')}`)));
+    });
+    this.addressReady.catch(() => undefined);
+  }
+
+  /** The bound `host:port`. */
+  address(): Promise<string> {
+    return this.addressReady;
+  }
+
+  /** GETs `path` on the sidecar; `undefined` when it does not answer. */
+  async get(path: string): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
+    try {
+      const response = await fetch(`http://${await this.address()}${path}`, {
+        signal: AbortSignal.timeout(2000),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether its leader file exists now. */
+  hasLeaderFile(): boolean {
+    return existsSync(this.leaderFile);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+}
