@@ -9,15 +9,18 @@ import { LeaderElector } from '../election/leader-elector.js';
 import type { ElectionLogger } from '../election/leader-elector.options.js';
 import { LeaseLock } from '../locks/lease.lock.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
-import { configuredKubeConfig } from '../lock.factory.js';
-import { nestMessages, sidecarMessages } from '../messages.js';
+import { findKubernetesConfig, loadKubernetesConfig } from '../locks/kube-config.loader.js';
+import { lockSelectionMessages, sidecarMessages } from '../messages.js';
 import { LeaderFile, type LeaderFileContent } from './leader-file.js';
 import type { SidecarOptions } from './sidecar-options.js';
 import { SidecarServer } from './sidecar.server.js';
 
 /** What the sidecar needs besides its flags; tests and embedders may replace each. */
 export interface SidecarDependencies {
-  /** Default: the kubeconfig `KubeConfig.loadFromDefault()` finds (in-cluster in a pod). */
+  /**
+   * Default: the configuration found as `LeaderModule`'s `'kubernetes'` lock finds it
+   * (`KUBECONFIG`, in-cluster, `~/.kube/config`).
+   */
   kubeConfig?: KubeConfig;
   /** Default: a `LeaseLock` on `--election` in `--election-namespace`. */
   lock?: ResourceLock;
@@ -40,7 +43,7 @@ export class LeaderElectorSidecar {
 
   /**
    * @throws InvalidLeaderElectionOptionError when no cluster is configured or a timing is
-   *   invalid.
+   *   invalid; KubeConfigError when a configuration exists but cannot be used.
    */
   constructor(
     private readonly options: SidecarOptions,
@@ -49,9 +52,16 @@ export class LeaderElectorSidecar {
     this.logger = dependencies.logger ?? stderrLogger;
     let lock = dependencies.lock;
     if (!lock) {
-      const kubeConfig = dependencies.kubeConfig ?? configuredKubeConfig();
+      let kubeConfig = dependencies.kubeConfig;
       if (!kubeConfig) {
-        throw new InvalidLeaderElectionOptionError('kubeconfig', nestMessages.noClusterRule);
+        const found = findKubernetesConfig();
+        if (!found) {
+          throw new InvalidLeaderElectionOptionError(
+            'kubeconfig',
+            lockSelectionMessages.noClusterRule,
+          );
+        }
+        kubeConfig = loadKubernetesConfig(found);
       }
       lock = new LeaseLock({
         kubeConfig,

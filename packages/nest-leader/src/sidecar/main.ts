@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * `nest-leader-elector`: the leader-election sidecar's command line. Exit codes: 0 after a
- * clean stop (SIGTERM/SIGINT: the Lease is released), 2 for bad flags or no cluster, 1 when
+ * clean stop (SIGTERM/SIGINT: the Lease is released), 2 for bad flags or a missing or unusable Kubernetes configuration, 1 when
  * it could not start (e.g. the HTTP address is taken).
  */
-import { InvalidLeaderElectionOptionError } from '../errors.js';
+import { InvalidLeaderElectionOptionError, KubeConfigError } from '../errors.js';
 import { sidecarMessages } from '../messages.js';
 import { LeaderElectorSidecar } from './leader-elector.sidecar.js';
 import { parseSidecarArgs } from './sidecar-options.js';
@@ -35,6 +35,8 @@ main().then(
   },
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(error instanceof InvalidLeaderElectionOptionError ? 2 : 1);
+    process.exit(
+      error instanceof InvalidLeaderElectionOptionError || error instanceof KubeConfigError ? 2 : 1,
+    );
   },
 );
