@@ -2,7 +2,7 @@
  * The Kubernetes locks a test candidate can campaign on, by the name tests use for them.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { LeaseLock, type ResourceLock } from 'nest-leader';
+import { ConfigMapLock, LeaseLock, type ResourceLock } from 'nest-leader';
 
 /** What every Kubernetes lock needs. */
 export interface KubernetesLockTarget {
@@ -20,6 +20,8 @@ export function makeKubernetesLock(kind: string, target: KubernetesLockTarget): 
   switch (kind) {
     case 'lease':
       return new LeaseLock(target);
+    case 'configmap':
+      return new ConfigMapLock(target);
     default:
       throw new Error(`unknown lock kind "${kind}" (lease | configmap)`);
   }

@@ -46,6 +46,14 @@ export {
 } from './locks/lease.lock.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
 export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
+export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';
+export {
+  LEADER_ANNOTATION,
+  UNREADABLE_HOLDER,
+  formatLeaderAnnotation,
+  parseLeaderAnnotation,
+  type ParsedLeaderAnnotation,
+} from './locks/leader-annotation.record.js';
 export type {
   KubeConfigSource,
   KubernetesApiErrorDetails,

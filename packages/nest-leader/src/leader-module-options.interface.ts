@@ -13,6 +13,9 @@ import type { PrometheusRegistry } from './observability/election-metrics.interf
  *   (`KubeConfigError`). A file in the OS temp directory named after the Lease only when no
  *   configuration exists at all (one host only; logged once).
  * - `'kubernetes'`: a `coordination.k8s.io/v1` Lease; fails at bootstrap if no cluster is configured.
+ * - `'configmap'`: a `ConfigMapLock` (client-go's historical record in the annotation
+ *   `control-plane.alpha.kubernetes.io/leader` of ConfigMap `leaseName`), to join a fleet that
+ *   still elects on a ConfigMap; found like `'kubernetes'`. RBAC: get, create, update on configmaps.
  * - `'file'`: a `FileLock` in the OS temp directory: replicas on one host (local development).
  * - `'memory'`: a `MemoryLock` private to this election: always leader, for tests.
  */

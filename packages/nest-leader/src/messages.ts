@@ -18,6 +18,9 @@ import type { LockOperation } from './locks/resource-lock.js';
 /** Kubernetes resource name used in API error messages and RBAC hints. */
 export const LEASE_RESOURCE = 'leases.coordination.k8s.io';
 
+/** ConfigMaps, as RBAC names them (core API group). */
+export const CONFIGMAP_RESOURCE = 'configmaps';
+
 function show(value: unknown): string {
   return inspect(value, { depth: 1, breakLength: Infinity });
 }
@@ -339,6 +342,10 @@ export const lockMessages = {
   noCluster: () =>
     'kubeConfig has no current cluster: load one (KubeConfig.loadFromFile/loadFromCluster), ' +
     'pass the path of a kubeconfig file, or use FileLock for a single host.',
+  unreadableLeaderAnnotation: (lock: string, reason: string) =>
+    `${lock}: the annotation control-plane.alpha.kubernetes.io/leader is ${reason}. Treating ` +
+    'the lock as held by an unknown candidate: it is taken over only after it stays unchanged ' +
+    'for leaseDuration. Find out who writes it before relying on this lock.',
   fileLockBusy: (path: string) => `FileLock ${path}: timed out waiting for the file mutex.`,
   fileLockHeldTooLong: (path: string, limitMs: number) =>
     `FileLock ${path}: the file mutex was held for more than ${limitMs} ms (a stalled event ` +
@@ -354,6 +361,9 @@ export const lockSelectionMessages = {
     'KUBECONFIG, in-cluster ServiceAccount token or KUBERNETES_SERVICE_HOST, ~/.kube/config), ' +
     'a file lock only when none does',
   kubernetesSummary: 'a coordination.k8s.io/v1 Lease; fails at startup without a configuration',
+  configmapSummary:
+    "client-go's historical record in a ConfigMap annotation (legacy fleets); fails at startup " +
+    'without a configuration',
   fileSummary:
     "a file in this project's directory under the OS temp directory, shared by this project's replicas on this host only",
   memorySummary: 'a lock in this process only: always leader (tests)',

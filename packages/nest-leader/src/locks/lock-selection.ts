@@ -14,13 +14,14 @@ import {
   validateKubeConfig,
 } from './kube-config.loader.js';
 import { validateNamespace } from './kubernetes-names.js';
+import { ConfigMapLock } from './configmap.lock.js';
 import { LeaseLock } from './lease.lock.js';
 import { MemoryLock } from './memory.lock.js';
 import { resolveNamespace } from './namespace.js';
 import type { ResourceLock } from './resource-lock.js';
 
 /** The built-in values of the `lock` option; see {@link LOCK_KINDS} for what each means. */
-export type LockKind = 'auto' | 'kubernetes' | 'file' | 'memory';
+export type LockKind = 'auto' | 'kubernetes' | 'configmap' | 'file' | 'memory';
 
 /** What {@link selectLock} needs, named as the user's options name them. */
 export interface LockSelectionOptions {
@@ -69,6 +70,8 @@ export interface LockKindEntry {
  *   `KUBERNETES_SERVICE_HOST`), or `~/.kube/config` — and a `FileLock` only when none does.
  *   A configuration that exists but cannot be used is an error, never a fallback.
  * - `'kubernetes'`: a Lease; a missing configuration is an error too.
+ * - `'configmap'`: client-go's historical record in a ConfigMap's annotation (`ConfigMapLock`),
+ *   for fleets that still elect on a ConfigMap; found like `'kubernetes'`.
  * - `'file'`: a `FileLock` in this project's directory under the OS temp directory (replicas
  *   on one host; see `defaultFileLockDirectory`).
  * - `'memory'`: a `MemoryLock` private to this process (always leader; tests).
@@ -78,7 +81,8 @@ export const LOCK_KINDS: Readonly<Record<LockKind, LockKindEntry>> = {
     summary: lockSelectionMessages.autoSummary,
     select: (options) => {
       const kubeConfig = kubeConfigOf(options, false);
-      if (kubeConfig) return leaseLock(options, kubeConfig.config, kubeConfig.source);
+      if (kubeConfig)
+        return kubernetesLock(options, kubeConfig.config, kubeConfig.source, 'kubernetes');
       const lock = new FileLock({ name: options.leaseName });
       return { lock, kind: 'file', notice: lockSelectionMessages.fileLockChosen(lock.description) };
     },
@@ -86,8 +90,15 @@ export const LOCK_KINDS: Readonly<Record<LockKind, LockKindEntry>> = {
   kubernetes: {
     summary: lockSelectionMessages.kubernetesSummary,
     select: (options) => {
-      const kubeConfig = kubeConfigOf(options, true)!;
-      return leaseLock(options, kubeConfig.config, kubeConfig.source);
+      const kubeConfig = kubeConfigOf(options, true, 'kubernetes')!;
+      return kubernetesLock(options, kubeConfig.config, kubeConfig.source, 'kubernetes');
+    },
+  },
+  configmap: {
+    summary: lockSelectionMessages.configmapSummary,
+    select: (options) => {
+      const kubeConfig = kubeConfigOf(options, true, 'configmap')!;
+      return kubernetesLock(options, kubeConfig.config, kubeConfig.source, 'configmap');
     },
   },
   file: {
@@ -156,6 +167,7 @@ function isResourceLock(value: unknown): value is ResourceLock {
 function kubeConfigOf(
   options: LockSelectionOptions,
   required: boolean,
+  kind: LockKind = 'kubernetes',
 ): { config: KubeConfig; source: string } | undefined {
   if (options.kubeConfig !== undefined) {
     return {
@@ -168,25 +180,22 @@ function kubeConfigOf(
   if (!required) return undefined;
   throw new InvalidLeaderElectionOptionError(
     'lock',
-    lockSelectionMessages.noClusterRule,
-    'kubernetes',
+    lockSelectionMessages.noClusterRule.replace("'kubernetes'", `'${kind}'`),
+    kind,
   );
 }
 
-function leaseLock(
+function kubernetesLock(
   options: LockSelectionOptions,
   kubeConfig: KubeConfig,
   source: string,
+  kind: 'kubernetes' | 'configmap',
 ): SelectedLock {
   const namespace = validateNamespace(
     resolveNamespace({ namespace: options.namespace, kubeConfig }),
     'namespace',
   );
-  const lock = new LeaseLock({
-    kubeConfig,
-    name: options.leaseName,
-    namespace,
-    identity: options.identity,
-  });
-  return { lock, kind: 'kubernetes', namespace, source };
+  const target = { kubeConfig, name: options.leaseName, namespace, identity: options.identity };
+  const lock = kind === 'configmap' ? new ConfigMapLock(target) : new LeaseLock(target);
+  return { lock, kind, namespace, source };
 }
