@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, test } from 'node:test';
 import {
+  ConfigMapLock,
   FileLock,
   InvalidLeaderElectionOptionError,
   KubeConfigError,
@@ -196,6 +197,26 @@ describe("lock 'kubernetes'", () => {
     assert.ok(error instanceof InvalidLeaderElectionOptionError);
     assert.equal(error.option, 'lock');
     assert.match(error.rule, /needs a cluster/);
+  });
+});
+
+describe("lock 'configmap'", () => {
+  test('a ConfigMapLock on ConfigMap leaseName in the context namespace', () => {
+    environment.env.KUBECONFIG = write(join(dir, 'kc.yaml'), KUBECONFIG_YAML);
+
+    const selected = select({ lock: 'configmap' });
+
+    assert.ok(selected.lock instanceof ConfigMapLock);
+    assert.equal(selected.kind, 'configmap');
+    assert.equal(selected.lock.description, 'ConfigMap billing/jobs');
+  });
+
+  test('with no configuration at all, fails naming the lock option and the kind', () => {
+    const error = thrown(() => select({ lock: 'configmap' }));
+
+    assert.ok(error instanceof InvalidLeaderElectionOptionError);
+    assert.equal(error.option, 'lock');
+    assert.match(error.rule, /'configmap' needs a cluster/);
   });
 });
 
