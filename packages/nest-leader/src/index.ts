@@ -48,6 +48,11 @@ export { FileLock, type FileLockOptions } from './locks/file.lock.js';
 export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
 export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';
 export {
+  DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS,
+  SidecarLock,
+  type SidecarLockOptions,
+} from './locks/sidecar.lock.js';
+export {
   LEADER_ANNOTATION,
   UNREADABLE_HOLDER,
   formatLeaderAnnotation,
@@ -70,6 +75,7 @@ export {
   type LockKindEntry,
   type LockSelectionOptions,
   type SelectedLock,
+  type SidecarLockSpec,
 } from './locks/lock-selection.js';
 export {
   findKubernetesConfig,
@@ -127,7 +133,7 @@ export {
   type SidecarDependencies,
 } from './sidecar/leader-elector.sidecar.js';
 export type { LeaderFileContent } from './sidecar/leader-file.js';
-export type { SidecarLeaderResponse } from './sidecar/sidecar.server.js';
+export type { SidecarLeaderResponse, SidecarReadyResponse } from './sidecar/sidecar.server.js';
 // Nest layer
 export { LeaderModule } from './leader.module.js';
 export type { LeaderModuleExtras } from './leader.module-definition.js';

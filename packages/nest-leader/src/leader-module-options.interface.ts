@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FactoryProvider, ModuleMetadata, Provider, Type } from '@nestjs/common';
 import type { Clock } from './election/clock.js';
-import type { LockKind } from './locks/lock-selection.js';
+import type { LockKind, SidecarLockSpec } from './locks/lock-selection.js';
 import type { ResourceLock } from './locks/resource-lock.js';
 import type { PrometheusRegistry } from './observability/election-metrics.interface.js';
 
@@ -51,10 +51,12 @@ export interface LeaderModuleOptions {
    */
   watchLease?: boolean;
   /**
-   * Where the Lease lives: a {@link LeaderLockKind} or your own `ResourceLock`. Default `'auto'`.
-   * Named elections inherit a kind, never a `ResourceLock` instance (one lock is one Lease).
+   * Where the Lease lives: a {@link LeaderLockKind}, `{ sidecar: 'http://localhost:4040' }` to
+   * follow a `nest-leader-elector` sidecar in the pod (`SidecarLock`), or your own
+   * `ResourceLock`. Default `'auto'`. Named elections inherit a kind, never a `ResourceLock`
+   * instance or a sidecar (one lock is one Lease).
    */
-  lock?: LeaderLockKind | ResourceLock;
+  lock?: LeaderLockKind | SidecarLockSpec | ResourceLock;
   /**
    * Kubernetes client configuration for the Lease: a loaded `KubeConfig`, or the path of a
    * kubeconfig file. Default: `KUBECONFIG`, else in-cluster, else `~/.kube/config` (see

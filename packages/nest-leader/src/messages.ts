@@ -342,6 +342,14 @@ export const lockMessages = {
   noCluster: () =>
     'kubeConfig has no current cluster: load one (KubeConfig.loadFromFile/loadFromCluster), ' +
     'pass the path of a kubeconfig file, or use FileLock for a single host.',
+  sidecarUrlRule:
+    'must be the http(s) URL of a nest-leader-elector --http address, e.g. http://localhost:4040',
+  sidecarUnreachable: (url: string, error: unknown) =>
+    `The leader-elector sidecar did not answer GET ${url}: ${errorText(error)}. Is it running ` +
+    'in this pod with --http on that port?',
+  sidecarUnexpected: (url: string, status: number) =>
+    `GET ${url} answered HTTP ${status} without the sidecar's JSON ({"leader","name",` +
+    '"leaseTransitions"}): is that address a nest-leader-elector sidecar?',
   unreadableLeaderAnnotation: (lock: string, reason: string) =>
     `${lock}: the annotation control-plane.alpha.kubernetes.io/leader is ${reason}. Treating ` +
     'the lock as held by an unknown candidate: it is taken over only after it stays unchanged ' +

@@ -7,6 +7,7 @@ import type { LeaderElector } from '../election/leader-elector.js';
 import type { LeaderElectionTimings } from '../election/leader-elector.options.js';
 import type { LeaderLockKind, LeaderModuleOptions } from '../leader-module-options.interface.js';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { SidecarLockSpec } from '../locks/lock-selection.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 
 /**
@@ -36,7 +37,7 @@ export interface ResolvedElectionOptions {
   readonly releaseOnShutdown?: boolean;
   readonly watchLease?: boolean;
   readonly onLost?: 'recampaign' | 'stop';
-  readonly lock: LeaderLockKind | ResourceLock;
+  readonly lock: LeaderLockKind | SidecarLockSpec | ResourceLock;
   readonly kubeConfig?: KubeConfig | string;
   readonly shutdownGraceMs: number;
   readonly clock: Clock;

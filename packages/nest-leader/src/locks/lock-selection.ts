@@ -16,6 +16,7 @@ import {
 import { validateNamespace } from './kubernetes-names.js';
 import { ConfigMapLock } from './configmap.lock.js';
 import { LeaseLock } from './lease.lock.js';
+import { SidecarLock } from './sidecar.lock.js';
 import { MemoryLock } from './memory.lock.js';
 import { resolveNamespace } from './namespace.js';
 import type { ResourceLock } from './resource-lock.js';
@@ -23,10 +24,22 @@ import type { ResourceLock } from './resource-lock.js';
 /** The built-in values of the `lock` option; see {@link LOCK_KINDS} for what each means. */
 export type LockKind = 'auto' | 'kubernetes' | 'configmap' | 'file' | 'memory';
 
+/**
+ * Follow a `nest-leader-elector` sidecar in the same pod instead of campaigning: `{ sidecar:
+ * 'http://localhost:4040' }` (its `--http` address). See `SidecarLock`.
+ */
+export interface SidecarLockSpec {
+  /** Base URL of the sidecar's HTTP endpoints. */
+  sidecar: string;
+}
+
 /** What {@link selectLock} needs, named as the user's options name them. */
 export interface LockSelectionOptions {
-  /** A {@link LockKind}, your own `ResourceLock`, or `undefined` for `'auto'`. Checked here. */
-  lock?: LockKind | ResourceLock;
+  /**
+   * A {@link LockKind}, `{ sidecar: url }`, your own `ResourceLock`, or `undefined` for
+   * `'auto'`. Checked here.
+   */
+  lock?: LockKind | SidecarLockSpec | ResourceLock;
   /** Name of the Lease (or lock file); validated by the lock. */
   leaseName: string;
   /** Namespace of a Kubernetes Lease; default as `resolveNamespace()`. */
@@ -43,7 +56,7 @@ export interface LockSelectionOptions {
 export interface SelectedLock {
   lock: ResourceLock;
   /** What was built; `'custom'` for a `ResourceLock` passed in the options. */
-  kind: Exclude<LockKind, 'auto'> | 'custom';
+  kind: Exclude<LockKind, 'auto'> | 'sidecar' | 'custom';
   /** The Lease's namespace, for Kubernetes Leases. */
   namespace?: string;
   /** Where the Kubernetes configuration came from (`KUBECONFIG`, `in-cluster`, …), for Leases. */
@@ -134,6 +147,7 @@ export function selectLock(options: LockSelectionOptions): SelectedLock {
     return LOCK_KINDS[lock as LockKind].select(options);
   }
   if (isResourceLock(lock)) return { lock, kind: 'custom' };
+  if (isSidecarSpec(lock)) return { lock: new SidecarLock({ url: lock.sidecar }), kind: 'sidecar' };
   throw new InvalidLeaderElectionOptionError(
     'lock',
     lockSelectionMessages.lockRule(Object.keys(LOCK_KINDS)),
@@ -146,6 +160,10 @@ function ignoredKubeConfig(options: LockSelectionOptions, kind: LockKind): strin
   return options.kubeConfig === undefined
     ? undefined
     : lockSelectionMessages.kubeConfigIgnored(kind);
+}
+
+function isSidecarSpec(value: unknown): value is SidecarLockSpec {
+  return typeof value === 'object' && value !== null && 'sidecar' in value;
 }
 
 function isResourceLock(value: unknown): value is ResourceLock {

@@ -4,7 +4,7 @@
  *
  * - `GET /` → 200 `{"name":"<leader>","last_update":"<RFC 3339>"}`: the leader this candidate
  *   observes (`""` when none) and when it last saw the leader change (`null` before that).
- * - `GET /ready` → 200 on the leader, 503 elsewhere (`{"leader":true|false,"name":…}`).
+ * - `GET /ready` → 200 on the leader, 503 elsewhere: {@link SidecarReadyResponse}.
  * - `GET /healthz` → 200, or 503 when the elector is unhealthy (as client-go's HealthzAdaptor).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -17,6 +17,19 @@ export interface SidecarLeaderResponse {
   name: string;
   /** When this candidate observed the leader change (RFC 3339), `null` before it saw one. */
   last_update: string | null;
+}
+
+/** What `GET /ready` answers (200 when `leader`, else 503). */
+export interface SidecarReadyResponse {
+  /** True only while this sidecar's term is live (re-checked at request time). */
+  leader: boolean;
+  /** The observed leader's identity; `""` when none is known. */
+  name: string;
+  /**
+   * The live term's `leaseTransitions` (its fencing token) on the leader; on a follower the
+   * value last observed in the Lease; `null` before the first read.
+   */
+  leaseTransitions: number | null;
 }
 
 /** Serves the elector's view over HTTP. */
@@ -65,8 +78,13 @@ export class SidecarServer {
         return send(res, 200, body);
       }
       case '/ready': {
-        const leader = this.elector.isLeader();
-        return send(res, leader ? 200 : 503, { leader, name });
+        const term = this.elector.term; // undefined unless live by the local clock, now
+        const body: SidecarReadyResponse = {
+          leader: term !== undefined,
+          name,
+          leaseTransitions: term?.leaseTransitions ?? this.elector.leaseTransitions ?? null,
+        };
+        return send(res, term ? 200 : 503, body);
       }
       case '/healthz': {
         const health = this.elector.health();
