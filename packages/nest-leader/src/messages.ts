@@ -347,6 +347,8 @@ export const lockMessages = {
   sidecarUnreachable: (url: string, error: unknown) =>
     `The leader-elector sidecar did not answer GET ${url}: ${errorText(error)}. Is it running ` +
     'in this pod with --http on that port?',
+  sidecarNotReady: (url: string) =>
+    `The leader-elector sidecar (${url}) has not read its Lease yet; asking again.`,
   sidecarUnexpected: (url: string, status: number) =>
     `GET ${url} answered HTTP ${status} without the sidecar's JSON ({"leader","name",` +
     '"leaseTransitions"}): is that address a nest-leader-elector sidecar?',

@@ -42,10 +42,10 @@ export function parseLeaderAnnotation(value: string | undefined): ParsedLeaderAn
   try {
     fields = JSON.parse(value);
   } catch (error) {
-    return unreadable(`not JSON (${(error as Error).message})`);
+    return unreadable(value, `not JSON (${(error as Error).message})`);
   }
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
-    return unreadable(`not a JSON object`);
+    return unreadable(value, `not a JSON object`);
   }
   const f = fields as Record<string, unknown>;
   const record: LeaseRecord = {
@@ -72,12 +72,33 @@ export function formatLeaderAnnotation(record: LeaseRecord): string {
   });
 }
 
-function unreadable(reason: string): ParsedLeaderAnnotation {
+/**
+ * The record of an unreadable annotation. The elector sees a record change only when its
+ * fields change, so `renewTime` carries a fingerprint of the raw text (not a real time): every
+ * rewrite by whoever writes it counts as a renewal, and only an annotation left unchanged for
+ * leaseDuration is taken over.
+ */
+function unreadable(raw: string, reason: string): ParsedLeaderAnnotation {
   return {
     ok: false,
     reason,
-    record: { holderIdentity: UNREADABLE_HOLDER, leaseDurationSeconds: 0, leaseTransitions: 0 },
+    record: {
+      holderIdentity: UNREADABLE_HOLDER,
+      leaseDurationSeconds: 0,
+      leaseTransitions: 0,
+      renewTime: new Date(fingerprint(raw)),
+    },
   };
+}
+
+/** FNV-1a (32 bit) of `text`: a cheap fingerprint, not a security measure. */
+function fingerprint(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
 }
 
 /** `2026-01-30T10:00:00.123000Z`: RFC 3339 in UTC, parsed by Go, Java and Python alike. */

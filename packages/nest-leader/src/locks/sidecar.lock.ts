@@ -36,8 +36,9 @@ interface ReadyBody {
  *   takes it at once and its term's `leaseTransitions` equals the sidecar's token (for the
  *   sidecar's first term, token 0, the record reads as absent and the elector creates it). While the
  *   sidecar leads in the accepted term, the holder is the application's identity. Otherwise the
- *   holder is the leader the sidecar observes. Every read is a new version: followers never
- *   judge the sidecar's leader expired by themselves.
+ *   holder is the leader the sidecar observes; before the sidecar has read its Lease at all,
+ *   `get` rejects (transient) instead of inventing a record. Every read is a new record (its
+ *   times are the read's): followers never judge the sidecar's leader expired by themselves.
  * - `update` naming a holder succeeds only if `/ready` answers 200 with that record's
  *   transitions (the renewal of the application's term is a fresh check of its sidecar's);
  *   otherwise `LockConflictError`, and the elector re-reads and ends the term. `update` clearing
@@ -100,7 +101,7 @@ export class SidecarLock implements ResourceLock {
     const ready = await this.ready(signal);
     const version = String(++this.version);
     const now = new Date();
-    if (ready.leader) {
+    if (ready.leader && ready.token !== undefined) {
       if (this.accepted?.token === ready.token) {
         const record = held(this.accepted.holder, ready.token, now);
         return { record, version };
@@ -111,6 +112,11 @@ export class SidecarLock implements ResourceLock {
       return { record: held('', ready.token - 1, now), version };
     }
     this.accepted = undefined;
+    if (ready.token === undefined) {
+      // The sidecar has not read its Lease yet: report nothing rather than a made-up record, so
+      // the elector's first observation is a real one (its first term may be token 0).
+      throw new Error(lockMessages.sidecarNotReady(this.readyUrl));
+    }
     // The Lease may still name this pod after its sidecar's term ended: never report our own
     // identity while the sidecar does not lead, or the elector would take it as its renewal.
     const holder = ready.name === this.self ? '' : ready.name;
@@ -154,7 +160,7 @@ export class SidecarLock implements ResourceLock {
 
   private async ready(
     signal: AbortSignal | undefined,
-  ): Promise<{ leader: boolean; name: string; token: number }> {
+  ): Promise<{ leader: boolean; name: string; token: number | undefined }> {
     const timeout = AbortSignal.timeout(this.requestTimeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let body: ReadyBody;
@@ -177,7 +183,7 @@ export class SidecarLock implements ResourceLock {
     return {
       leader: status === 200 && body.leader,
       name: typeof body.name === 'string' ? body.name : '',
-      token: typeof token === 'number' && Number.isSafeInteger(token) ? token : 0,
+      token: typeof token === 'number' && Number.isSafeInteger(token) ? token : undefined,
     };
   }
 }

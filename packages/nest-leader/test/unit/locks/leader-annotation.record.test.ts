@@ -80,6 +80,15 @@ describe('the control-plane.alpha.kubernetes.io/leader record', () => {
     assert.deepEqual(record, { holderIdentity: '', leaseDurationSeconds: 0, leaseTransitions: 0 });
   });
 
+  test('an unreadable annotation rewritten reads as a changed record (a renewal), unchanged as the same', () => {
+    const first = parseLeaderAnnotation('garbage-1').record;
+    assert.deepEqual(parseLeaderAnnotation('garbage-1').record, first);
+    assert.notEqual(
+      parseLeaderAnnotation('garbage-2').record.renewTime?.getTime(),
+      first.renewTime?.getTime(),
+    );
+  });
+
   test('not a JSON object: held by an unreadable holder, never free, with a reason', () => {
     for (const value of ['{not json', '42', '"pod-a"', '[1]', 'null']) {
       const parsed = parseLeaderAnnotation(value);

@@ -65,6 +65,12 @@ describe('SidecarLock: the elector follows the sidecar in its pod', () => {
     assert.equal((await lock.get())?.record.holderIdentity, 'pod-2');
   });
 
+  test('a follower sidecar that has not read its Lease yet: get rejects instead of inventing a record', async () => {
+    const lock = new SidecarLock({ url });
+    state = { status: 503, leader: false, name: '', leaseTransitions: null };
+    await assert.rejects(lock.get(), /has not read its Lease yet/);
+  });
+
   test('release (empty holder) asks nothing: only the sidecar can release its Lease', async () => {
     const lock = new SidecarLock({ url });
     state = { status: 500, leader: false, name: '', leaseTransitions: null };
