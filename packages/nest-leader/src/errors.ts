@@ -293,3 +293,32 @@ export class MissingPeerDependencyError extends LeaderElectionError {
     super(observabilityMessages.missingPeer(packageName, range, feature), options);
   }
 }
+
+// ---------------------------------------------------------------------------
+// Fenced work (leader-only/)
+// ---------------------------------------------------------------------------
+
+/**
+ * A `@LeaderOnly({ verify: 'before-and-after' })` method finished, but the verification after
+ * it found that this replica no longer held the Lease in the term the method started under
+ * (or could not confirm it). The method's result is withheld: roll back what it did, or make
+ * sure its writes were fenced with `leaseTransitions` (the token of the term it ran under).
+ */
+export class LeadershipLostDuringWorkError extends LeaderElectionError {
+  override name = 'LeadershipLostDuringWorkError';
+
+  /**
+   * @param election - the election (`'default'` for `forRoot()`'s)
+   * @param leaseTransitions - the fencing token of the term the method ran under
+   * @param className - class of the method's instance
+   * @param methodName - the `@LeaderOnly()` method
+   */
+  constructor(
+    readonly election: string,
+    readonly leaseTransitions: number,
+    readonly className: string | undefined,
+    readonly methodName: string,
+  ) {
+    super(nestMessages.leadershipLostDuringWork(election, leaseTransitions, className, methodName));
+  }
+}

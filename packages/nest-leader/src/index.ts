@@ -165,6 +165,7 @@ export type {
   FollowerContext,
   HandlerKind,
   LeaderOnlyOptions,
+  LeaderOnlyVerification,
 } from './leader-only/leader-only.interfaces.js';
 export { currentTerm } from './leader-only/leader-term.context.js';
 export {

@@ -477,6 +477,16 @@ export const nestMessages = {
   nonStaticHandler: (handler: string) =>
     `Cannot register leadership event handler ${handler}: it is defined in a request-scoped or ` +
     'transient provider.',
+  verifyRule: "must be 'before' or 'before-and-after' (or absent: no verification)",
+  leadershipLostDuringWork: (
+    election: string,
+    leaseTransitions: number,
+    className: string | undefined,
+    methodName: string,
+  ) =>
+    `${className ?? '(no instance)'}.${methodName}() finished, but this replica no longer leads ` +
+    `election "${election}" in term ${leaseTransitions} (verified after the work): its result ` +
+    `is withheld. Roll back its effects, or rely on writes fenced with token ${leaseTransitions}.`,
   leaderModuleNotImported: (
     className: string | undefined,
     methodName: string,

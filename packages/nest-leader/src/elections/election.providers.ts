@@ -125,12 +125,18 @@ export function createElectionProviders(name: string): Provider[] {
     },
     {
       provide: getLeaderElectionToken(name),
-      inject: [getElectionOptionsToken(name), getLeaderElectorToken(name), orchestratorToken(name)],
+      inject: [
+        getElectionOptionsToken(name),
+        getLeaderElectorToken(name),
+        orchestratorToken(name),
+        getElectionLockToken(name),
+      ],
       useFactory: (
         options: ResolvedElectionOptions,
         elector: ManagedElector,
         orchestrator: ElectionOrchestrator,
-      ) => new LeaderElectionService(name, elector, orchestrator, options.timings),
+        lock: ResourceLock,
+      ) => new LeaderElectionService(name, elector, orchestrator, options.timings, lock),
     },
     {
       provide: registrationToken(name),

@@ -1,5 +1,7 @@
 import { UseFilters } from '@nestjs/common';
+import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { DEFAULT_ELECTION_NAME, LEADER_ONLY_METADATA } from '../leader.constants.js';
+import { nestMessages } from '../messages.js';
 import { copyMethodMetadata } from './copy-method-metadata.util.js';
 import { leaderMetadata } from './leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only.bindings.js';
@@ -63,11 +65,17 @@ export function LeaderOnly(
   const options: LeaderOnlyMetadata = {
     election: given.election ?? DEFAULT_ELECTION_NAME,
     onFollower: given.onFollower,
+    verify: validateVerify(given.verify),
   };
   return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor): void => {
     if (key === undefined || descriptor === undefined) decorateClass(target, options);
     else gateMethod(target, key, descriptor, options);
   };
+}
+
+function validateVerify(verify: unknown): LeaderOnlyMetadata['verify'] {
+  if (verify === undefined || verify === 'before' || verify === 'before-and-after') return verify;
+  throw new InvalidLeaderElectionOptionError('verify', nestMessages.verifyRule, verify);
 }
 
 function decorateClass(target: object, options: LeaderOnlyMetadata): void {

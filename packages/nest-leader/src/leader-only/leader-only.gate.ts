@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import type { LeaderTerm } from '../election/leader-elector.options.js';
+import { LeadershipLostDuringWorkError } from '../errors.js';
 import { nestMessages } from '../messages.js';
 import type { InFlightTracker } from './in-flight.tracker.js';
 import { runInTerm } from './leader-term.context.js';
@@ -44,6 +46,7 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
     const term = this.election.term;
     const counts = this.counter && this.countsOf(invocation.site);
     if (term && this.inFlight.accepting) {
+      if (invocation.options.verify) return this.verified(invocation, term, counts);
       if (counts) counts.ran++;
       if (this.skipsLogged.size > 0) this.skipsLogged.clear();
       return this.inFlight.track(() => runInTerm(this.election.name, term, () => invocation.run()));
@@ -58,6 +61,37 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
       this.counts.set(site, counts);
     }
     return counts;
+  }
+
+  /**
+   * Fenced work: one GET of the Lease before the call (failed → a follower call) and, for
+   * `'before-and-after'`, one after it (failed → `LeadershipLostDuringWorkError`, result
+   * withheld). Tracked as in-flight from the first verification to the last.
+   */
+  private verified(
+    invocation: LeaderOnlyInvocation,
+    term: LeaderTerm,
+    counts: LeaderOnlyCallCounts | undefined,
+  ): Promise<unknown> {
+    return this.inFlight.track(async () => {
+      if (!(await this.election.verifyTerm(term))) {
+        return this.asFollower({ ...invocation, isAsync: true }, counts);
+      }
+      if (counts) counts.ran++;
+      const result = await runInTerm(this.election.name, term, () => invocation.run());
+      if (invocation.options.verify === 'before-and-after') {
+        // A graceful shutdown ends the term but keeps the Lease while work drains: still ours.
+        if (!(await this.election.verifyTerm(term, { whileDraining: true }))) {
+          throw new LeadershipLostDuringWorkError(
+            this.election.name,
+            term.leaseTransitions,
+            invocation.instance.constructor?.name,
+            invocation.methodName,
+          );
+        }
+      }
+      return result;
+    }) as Promise<unknown>;
   }
 
   private asFollower(

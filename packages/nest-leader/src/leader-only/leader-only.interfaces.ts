@@ -49,12 +49,28 @@ export interface LeaderOnlyOptions {
    * `'skip'` for everything else (`@Cron`, `@Interval`, `@Timeout`, `@OnEvent`, plain calls).
    */
   onFollower?: FollowerBehaviour;
+  /**
+   * Fenced work: verify leadership with one GET of the Lease (`verifyLeadership()`) around the
+   * call, on top of the call-time deadline check.
+   * - `'before'`: before running; a failed verification is treated as a follower call
+   *   (`onFollower`).
+   * - `'before-and-after'`: also after the method settled; if that fails, its result is
+   *   withheld and the call throws (rejects) `LeadershipLostDuringWorkError` carrying the term's
+   *   fencing token.
+   * Each verification costs one GET of the Lease, and the call always returns a promise.
+   * Default: no verification.
+   */
+  verify?: LeaderOnlyVerification;
 }
+
+/** When `@LeaderOnly({ verify })` reads the Lease: see {@link LeaderOnlyOptions.verify}. */
+export type LeaderOnlyVerification = 'before' | 'before-and-after';
 
 /** {@link LeaderOnlyOptions} as stored on a wrapped method: the election resolved. */
 export interface LeaderOnlyMetadata {
   readonly election: string;
   readonly onFollower?: FollowerBehaviour;
+  readonly verify?: LeaderOnlyVerification;
 }
 
 /**
@@ -100,6 +116,8 @@ export interface GatedElection {
   /** The live term, re-checked against the renew deadline at each read. */
   readonly term: LeaderTerm | undefined;
   readonly timings: LeaderElectionTimings;
+  /** One authoritative read of the lock (see `LeaderElectionService.verifyTerm`). */
+  verifyTerm(term: LeaderTerm, options?: { whileDraining?: boolean }): Promise<boolean>;
 }
 
 /** Decides the calls of `@LeaderOnly()` methods of one election. */
