@@ -107,6 +107,20 @@ describe('fenced work: verifyLeadership() and @LeaderOnly({ verify })', () => {
     assert.equal(await call, 'committed');
   });
 
+  test("verify 'before-and-after': a graceful shutdown during the work is not a loss (the Lease is held while work drains)", async () => {
+    replica = await startReplica({ role: 'leader', providers: [CriticalWork] });
+    const work = replica.app.get(CriticalWork);
+    const call = work.fenced();
+    await new Promise((r) => setImmediate(r));
+    const closing = replica.app.close();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(replica.election.isLeader(), false, 'the term ended for new work');
+    work.release.resolve();
+    assert.equal(await call, 'committed');
+    await closing;
+    replica = undefined;
+  });
+
   test('an unknown verify value fails when the class is decorated, naming verify', () => {
     assert.throws(
       () => LeaderOnly({ verify: 'always' as never }),
