@@ -17,6 +17,7 @@ import { getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { repoRoot } from '../support/control-plane.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
+import { eventually } from '../e2e/support/eventually.js';
 
 const cluster = getTestCluster();
 const WRITER = join(repoRoot, 'test/dist/support/fenced-writer.main.js');
@@ -140,7 +141,15 @@ describe('fenced write to a real database: a paused leader is refused by the dat
       old.child.kill('SIGSTOP');
       const stoppedAt = performance.now();
       assert.equal(window.token, oldToken);
-      assert.equal(old.processState(), 'T', 'the old leader is stopped');
+      // Signal delivery is asynchronous: wait until the kernel reports it stopped.
+      await eventually(() => assert.equal(old.processState(), 'T', 'the old leader is stopped'), {
+        timeoutMs: 1000,
+        intervalMs: 5,
+      });
+      assert.ok(
+        !old.events.some((e) => e.event === 'write-accepted' && e.atMs > window.atMs),
+        'stopped inside its window, before its write',
+      );
       rmSync(old.pauseFile);
 
       // The other writer takes over (after leaseDuration) and writes with a newer token.
