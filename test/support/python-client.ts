@@ -1,14 +1,18 @@
 /**
  * The official Python `kubernetes` client, installed from PyPI at the version pinned in
- * `test/python/requirements.txt`, into a virtualenv cached under `.cache/python-peers/<key>/`
- * (ignored). The key is a hash of the requirements file, so changing the pin builds a new
- * virtualenv and an unchanged pin reuses the old one; pip's own download cache makes a fresh
- * clone's first install quick too. Prints progress lines while it builds.
+ * `test/python/requirements.txt`, into a cached virtualenv: `<cache>/python-peers/<key>/`,
+ * where `<cache>` is `$NEST_LEADER_CACHE_DIR`, else `$XDG_CACHE_HOME/nest-leader`, else
+ * `~/.cache/nest-leader` — outside the clone, like Go's build cache, so a fresh clone (CI) and
+ * every worktree reuse it. The key hashes the requirements file and the `python3` version, so
+ * changing the pin (or the interpreter) builds a new virtualenv. Building one takes about 45 s
+ * even from pip's cache (about a minute when downloading); it prints progress lines meanwhile.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { repoRoot } from './control-plane.js';
 
 /** The Python sources of the peers (candidate.py, requirements.txt). */
@@ -31,8 +35,13 @@ export function pinnedPythonClient(): string {
  * @throws Error with pip's output when python3 or the install fails (never skips).
  */
 export async function ensurePythonClient(): Promise<string> {
-  const key = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex').slice(0, 12);
-  const dir = join(repoRoot, '.cache/python-peers', key);
+  const pythonVersion = execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim();
+  const key = createHash('sha256')
+    .update(readFileSync(REQUIREMENTS))
+    .update(pythonVersion)
+    .digest('hex')
+    .slice(0, 12);
+  const dir = join(cacheDir(), 'python-peers', key);
   const python = join(dir, 'bin/python');
   const marker = join(dir, '.complete');
   if (existsSync(marker)) return python;
@@ -57,6 +66,13 @@ export async function ensurePythonClient(): Promise<string> {
   writeFileSync(marker, `${pin}\n`);
   progress(`${pin} ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return python;
+}
+
+/** Where cached test tools live, outside the clone. */
+function cacheDir(): string {
+  if (process.env.NEST_LEADER_CACHE_DIR) return process.env.NEST_LEADER_CACHE_DIR;
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'nest-leader');
 }
 
 function progress(message: string): void {
