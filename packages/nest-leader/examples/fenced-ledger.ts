@@ -7,9 +7,11 @@ import { DatabaseSync } from 'node:sqlite';
  */
 export function openFencedLedger(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
+  // busy_timeout first: switching to WAL needs a moment of exclusive access, and another
+  // process may be opening the same file.
   db.exec(`
-    PRAGMA journal_mode = WAL;
     PRAGMA busy_timeout = 5000;
+    PRAGMA journal_mode = WAL;
     CREATE TABLE IF NOT EXISTS ledger (
       id INTEGER PRIMARY KEY,
       token INTEGER NOT NULL,
