@@ -1,5 +1,5 @@
 /**
- * The built `nest-leader-elector` sidecar (packages/nest-leader/dist/sidecar/main.js) as a real
+ * The built `nest-leader-elector` sidecar (packages/nest-leader/dist/esm/sidecar/main.js) as a real
  * OS process: started with its own kubeconfig and leader file, reached over its `--http`
  * address (port 0: the bound port is read from its start line).
  */
@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { repoRoot } from './control-plane.js';
 
 /** The sidecar's bin, as `npm i nest-leader` installs it. */
-export const SIDECAR_MAIN = join(repoRoot, 'packages/nest-leader/dist/sidecar/main.js');
+export const SIDECAR_MAIN = join(repoRoot, 'packages/nest-leader/dist/esm/sidecar/main.js');
 
 /** One sidecar process. */
 export class SidecarProcess {
