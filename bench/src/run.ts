@@ -7,15 +7,19 @@ import { parseArgs } from 'node:util';
 import { apiLoadBench } from './api-load.bench.js';
 import { compareBench } from './compare.bench.js';
 import { failoverBench } from './failover.bench.js';
+import { gateHttpBench } from './gate-http.bench.js';
 import { gateBench } from './gate.bench.js';
 import { importCostBench } from './import-cost.bench.js';
+import { rssBench } from './rss.bench.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 
 const BENCHMARKS: readonly Benchmark[] = [
   failoverBench,
   apiLoadBench,
   gateBench,
+  gateHttpBench,
   importCostBench,
+  rssBench,
   compareBench,
 ];
 
@@ -38,7 +42,8 @@ if (values.help) {
       '',
       ...BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
       '',
-      '  --rounds N    failover: handovers per scenario; import-cost: processes per scenario (default 10)',
+      '  --rounds N    failover: handovers per scenario; import-cost, rss: processes per scenario;',
+      '                gate-http: A/B rounds of 2 × 5 s (default 10)',
       '  --seconds N   api-load: steady-state window in seconds (default 60)',
       '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',
       '  --repeats N   gate: runs of the whole task set (default 3)',
