@@ -7,7 +7,17 @@ import type { Clock } from '../election/clock.js';
  */
 export class InFlightTracker {
   private open = true;
-  private readonly pending = new Set<Promise<void>>();
+  /** Tracked invocations not settled yet. */
+  private pending = 0;
+  /** Resolvers of {@link InFlightTracker.drain} calls waiting for `pending` to reach 0. */
+  private idleWaiters: (() => void)[] = [];
+  /** Settles one tracked invocation (bound once: no closure per call). */
+  private readonly settleOne = (): void => {
+    if (--this.pending > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  };
 
   /** False once {@link InFlightTracker.close} was called: start no new leader-only work. */
   get accepting(): boolean {
@@ -16,7 +26,7 @@ export class InFlightTracker {
 
   /** Number of tracked invocations that have not settled yet. */
   get size(): number {
-    return this.pending.size;
+    return this.pending;
   }
 
   /** Refuses new work from now on (shutdown has begun). */
@@ -30,13 +40,17 @@ export class InFlightTracker {
    */
   track<T>(run: () => T): T {
     const result = run();
-    if (isThenable(result)) {
-      const settled: Promise<void> = Promise.resolve(result)
-        .then(noop, noop)
-        .finally(() => this.pending.delete(settled));
-      this.pending.add(settled);
-    }
+    if (isThenable(result)) this.trackSettling(result);
     return result;
+  }
+
+  /** Tracks `work` until it settles (fulfilled or rejected). */
+  trackSettling(work: PromiseLike<unknown>): void {
+    this.pending++;
+    // A native promise calls exactly one handler once; any other thenable is normalised first.
+    // Our handlers also mark a rejection as handled, as before (the caller sees it anyway).
+    const settling = work instanceof Promise ? work : Promise.resolve(work);
+    settling.then(this.settleOne, this.settleOne);
   }
 
   /**
@@ -44,30 +58,28 @@ export class InFlightTracker {
    * `timeoutMs` elapse on `clock`. Resolves `true` if everything settled, `false` on timeout.
    */
   async drain(timeoutMs: number, clock: Clock): Promise<boolean> {
-    if (this.pending.size === 0) return true;
+    if (this.pending === 0) return true;
     const timer = new AbortController();
-    const settled = async (): Promise<boolean> => {
-      while (this.pending.size > 0) await Promise.all(this.pending);
-      return true;
-    };
+    const settled = new Promise<boolean>((resolve) => {
+      this.idleWaiters.push(() => resolve(true));
+    });
     const timedOut = async (): Promise<boolean> => {
       await clock.sleep(timeoutMs, timer.signal);
       return false;
     };
     try {
-      return await Promise.race([settled(), timedOut()]);
+      return await Promise.race([settled, timedOut()]);
     } finally {
       timer.abort();
     }
   }
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** True for promises and any object or function with a `then` method. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
     value !== null &&
     typeof (value as PromiseLike<unknown>).then === 'function'
   );
 }
-
-function noop(): void {}

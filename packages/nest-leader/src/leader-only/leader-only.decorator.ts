@@ -7,10 +7,9 @@ import { leaderMetadata } from './leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only.bindings.js';
 import { requireLeaderModuleAtBootstrap } from './leader-only.bootstrap-check.js';
 import type {
-  HandlerKind,
   LeaderOnlyGateLike,
   LeaderOnlyMetadata,
-  LeaderOnlySite,
+  LeaderOnlyMethod,
   LeaderOnlyOptions,
 } from './leader-only.interfaces.js';
 import { NotLeaderExceptionFilter } from './not-leader.filter.js';
@@ -109,29 +108,26 @@ function gateMethod(
     throw new TypeError(`@LeaderOnly() applies to methods and classes, not to "${String(key)}".`);
   }
   const methodName = String(key);
-  const site: LeaderOnlySite = { handler: `${target.constructor.name}.${methodName}` };
-  const isAsync = Object.prototype.toString.call(original) === '[object AsyncFunction]';
-  let kind: HandlerKind | undefined;
+  const method: LeaderOnlyMethod = {
+    methodName,
+    site: { handler: `${target.constructor.name}.${methodName}` },
+    isAsync: Object.prototype.toString.call(original) === '[object AsyncFunction]',
+    options,
+    original: original as (...args: unknown[]) => unknown,
+    kind: undefined,
+  };
 
   const wrapper = function (this: object, ...args: unknown[]): unknown {
-    kind ??= leaderMetadata.handlerKind(wrapper);
+    // Read at the first call: decorators listed above this one (`@Get`…) run after it.
+    method.kind ??= leaderMetadata.handlerKind(wrapper);
     let gate: LeaderOnlyGateLike;
     try {
       gate = leaderOnlyBindings.gateFor(this, methodName, options.election);
     } catch (error) {
-      if (isAsync) return Promise.reject(error);
+      if (method.isAsync) return Promise.reject(error);
       throw error;
     }
-    return gate.invoke({
-      instance: this,
-      methodName,
-      site,
-      args,
-      kind,
-      isAsync,
-      options,
-      run: () => original.apply(this, args),
-    });
+    return gate.invoke(method, this, args);
   };
   copyMethodMetadata(original, wrapper);
   Reflect.defineMetadata(LEADER_ONLY_METADATA, options, wrapper);

@@ -10,9 +10,10 @@ import type {
   LeaderOnlyCallCounter,
   LeaderOnlyCallCounts,
   LeaderOnlyGateLike,
-  LeaderOnlyInvocation,
+  LeaderOnlyMethod,
   LeaderOnlySite,
 } from './leader-only.interfaces.js';
+import { isThenable } from './in-flight.tracker.js';
 import { NotLeaderException } from './not-leader.exception.js';
 import { importMicroservices } from '../optional-peers.js';
 
@@ -41,17 +42,19 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
     private readonly counter?: LeaderOnlyCallCounter,
   ) {}
 
-  invoke(invocation: LeaderOnlyInvocation): unknown {
+  invoke(method: LeaderOnlyMethod, instance: object, args: unknown[]): unknown {
     // `term` re-checks the renew deadline at call time (undefined once it passed).
     const term = this.election.term;
-    const counts = this.counter && this.countsOf(invocation.site);
-    if (term && this.inFlight.accepting) {
-      if (invocation.options.verify) return this.verified(invocation, term, counts);
-      if (counts) counts.ran++;
+    if (term !== undefined && this.inFlight.accepting) {
+      if (method.options.verify) return this.verified(method, instance, args, term);
+      if (this.counter) this.countsOf(method.site).ran++;
       if (this.skipsLogged.size > 0) this.skipsLogged.clear();
-      return this.inFlight.track(() => runInTerm(this.election.name, term, () => invocation.run()));
+      const result = runInTerm(this.election.name, term, method.original, instance, args);
+      // Only promises (thenables) are tracked: a synchronous method has returned by now.
+      if (isThenable(result)) this.inFlight.trackSettling(result);
+      return result;
     }
-    return this.asFollower(invocation, counts);
+    return this.asFollower(method, instance, args);
   }
 
   private countsOf(site: LeaderOnlySite): LeaderOnlyCallCounts {
@@ -69,36 +72,42 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
    * withheld). Tracked as in-flight from the first verification to the last.
    */
   private verified(
-    invocation: LeaderOnlyInvocation,
+    method: LeaderOnlyMethod,
+    instance: object,
+    args: unknown[],
     term: LeaderTerm,
-    counts: LeaderOnlyCallCounts | undefined,
   ): Promise<unknown> {
     return this.inFlight.track(async () => {
       if (!(await this.election.verifyTerm(term))) {
-        return this.asFollower({ ...invocation, isAsync: true }, counts);
+        return this.asFollower(method, instance, args, true);
       }
-      if (counts) counts.ran++;
-      const result = await runInTerm(this.election.name, term, () => invocation.run());
-      if (invocation.options.verify === 'before-and-after') {
+      if (this.counter) this.countsOf(method.site).ran++;
+      const result = await runInTerm(this.election.name, term, method.original, instance, args);
+      if (method.options.verify === 'before-and-after') {
         // A graceful shutdown ends the term but keeps the Lease while work drains: still ours.
         if (!(await this.election.verifyTerm(term, { whileDraining: true }))) {
           throw new LeadershipLostDuringWorkError(
             this.election.name,
             term.leaseTransitions,
-            invocation.instance.constructor?.name,
-            invocation.methodName,
+            instance.constructor?.name,
+            method.methodName,
           );
         }
       }
       return result;
-    }) as Promise<unknown>;
+    });
   }
 
+  /** @param isAsync - whether to answer with a promise (default: as the method is declared) */
   private asFollower(
-    invocation: LeaderOnlyInvocation,
-    counts: LeaderOnlyCallCounts | undefined,
+    method: LeaderOnlyMethod,
+    instance: object,
+    args: unknown[],
+    isAsync: boolean = method.isAsync,
   ): unknown {
-    const { instance, methodName, args, kind, isAsync, options } = invocation;
+    const { methodName, options } = method;
+    const kind = method.kind ?? 'other';
+    const counts = this.counter && this.countsOf(method.site);
     const context: FollowerContext = {
       instance,
       methodName,

@@ -93,19 +93,20 @@ export interface LeaderOnlyCallCounts {
 /** Gives a gate the counts of one handler (`Class.method`) of its election. */
 export type LeaderOnlyCallCounter = (handler: string) => LeaderOnlyCallCounts;
 
-/** One call of a `@LeaderOnly()` method, as the wrapper hands it to its gate. */
-export interface LeaderOnlyInvocation {
-  readonly instance: object;
+/**
+ * What a gate needs to know about one `@LeaderOnly()` method: built once when the decorator
+ * runs, shared by every call (the leader path allocates nothing per call for it).
+ */
+export interface LeaderOnlyMethod {
   readonly methodName: string;
-  /** The decorated method, the same object on every call. */
   readonly site: LeaderOnlySite;
-  readonly args: readonly unknown[];
-  readonly kind: HandlerKind;
-  /** The original is an `async` function: answer with promises, never throw synchronously. */
+  /** Whether the original is an `async function` (follower results are then promises). */
   readonly isAsync: boolean;
   readonly options: LeaderOnlyMetadata;
-  /** Calls the original method with the call's `this` and arguments. */
-  run(): unknown;
+  /** The undecorated method. */
+  readonly original: (...args: unknown[]) => unknown;
+  /** What kind of handler Nest registered it as; resolved at the first call. */
+  kind: HandlerKind | undefined;
 }
 
 /** What a gate reads of its election (a `LeaderElectionService` fits). */
@@ -122,7 +123,8 @@ export interface GatedElection {
 
 /** Decides the calls of `@LeaderOnly()` methods of one election. */
 export interface LeaderOnlyGateLike {
-  invoke(invocation: LeaderOnlyInvocation): unknown;
+  /** Calls `method` on `instance` with `args` (the caller's own array), or applies its follower behaviour. */
+  invoke(method: LeaderOnlyMethod, instance: object, args: unknown[]): unknown;
 }
 
 /** The gates of one application, by election name: what an instance is bound to. */

@@ -31,9 +31,21 @@ export function currentTerm(election: string = DEFAULT_ELECTION_NAME): LeaderTer
 }
 
 /**
- * Runs `run` with `term` as {@link currentTerm}(`election`); terms of other elections the
- * caller runs under stay visible (a leader-only method of one election calling another's).
+ * Calls `fn` on `thisArg` with `args`, with `term` as {@link currentTerm}(`election`); terms of
+ * other elections the caller runs under stay visible (a leader-only method of one election
+ * calling another's). Returns what `fn` returns, throws what it throws.
  */
-export function runInTerm<T>(election: string, term: LeaderTerm, run: () => T): T {
-  return storage.run({ election, term, outer: storage.getStore() }, run);
+export function runInTerm(
+  election: string,
+  term: LeaderTerm,
+  fn: (...args: unknown[]) => unknown,
+  thisArg: unknown,
+  args: unknown[],
+): unknown {
+  return storage.run({ election, term, outer: storage.getStore() }, callWith, fn, thisArg, args);
+}
+
+/** Calls `fn` (passed as arguments to `AsyncLocalStorage.run`: no closure per call). */
+function callWith(fn: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]): unknown {
+  return fn.apply(thisArg, args);
 }
