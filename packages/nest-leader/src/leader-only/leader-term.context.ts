@@ -42,7 +42,13 @@ export function runInTerm(
   thisArg: unknown,
   args: unknown[],
 ): unknown {
-  return storage.run({ election, term, outer: storage.getStore() }, callWith, fn, thisArg, args);
+  const outer = storage.getStore();
+  // Already inside this very term (a leader-only method calling another of the same
+  // election): currentTerm() would read the same, so skip entering a new context.
+  if (outer !== undefined && outer.term === term && outer.election === election) {
+    return fn.apply(thisArg, args);
+  }
+  return storage.run({ election, term, outer }, callWith, fn, thisArg, args);
 }
 
 /** Calls `fn` (passed as arguments to `AsyncLocalStorage.run`: no closure per call). */

@@ -34,6 +34,15 @@ class Ledger {
     return this.entries.length;
   }
 
+  /** A leader-only method calling another of the same election, before and after an await. */
+  @LeaderOnly()
+  async appendTwiceNested(entry: string): Promise<number> {
+    this.append(entry, 1);
+    await Promise.resolve();
+    this.terms.push(currentTerm());
+    return this.appendLater(entry);
+  }
+
   @LeaderOnly()
   fail(error: Error): never {
     throw error;
@@ -119,6 +128,18 @@ describe('@LeaderOnly() on the leader', () => {
     await ledger.appendLater('d');
     assert.equal(ledger.terms.at(-2), leader.election.term);
     assert.equal(ledger.terms.at(-1), leader.election.term);
+    assert.equal(currentTerm(), undefined);
+  });
+
+  test('currentTerm() stays the running term in a leader-only call nested in another of the same election', async () => {
+    const before = ledger.entries.length;
+    assert.equal(await ledger.appendTwiceNested('n'), before + 2);
+    assert.deepEqual(ledger.terms.slice(-3), [
+      leader.election.term,
+      leader.election.term,
+      leader.election.term,
+    ]);
+    assert.ok(leader.election.term);
     assert.equal(currentTerm(), undefined);
   });
 
