@@ -48,10 +48,6 @@ export function runInTerm(
   if (outer !== undefined && outer.term === term && outer.election === election) {
     return fn.apply(thisArg, args);
   }
-  return storage.run({ election, term, outer }, callWith, fn, thisArg, args);
-}
-
-/** Calls `fn` (passed as arguments to `AsyncLocalStorage.run`: no closure per call). */
-function callWith(fn: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]): unknown {
-  return fn.apply(thisArg, args);
+  // A closure, not run(store, fn, ...args): Node's rest-argument path measured slower.
+  return storage.run({ election, term, outer }, () => fn.apply(thisArg, args));
 }
