@@ -9,11 +9,13 @@ import {
 } from 'nest-leader';
 import type { DemoConfig } from './demo.config.js';
 import { DEMO_CONFIG } from './demo.constants.js';
+import { DebugController } from './debug/debug.controller.js';
 import { EventLog } from './event-log.service.js';
 import { HealthController } from './health/health.controller.js';
 import { JobDispatcher } from './jobs/job-dispatcher.service.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { Reconciler } from './jobs/reconciler.service.js';
+import { TermHeartbeat } from './jobs/term-heartbeat.service.js';
 import { LeaderController } from './leadership/leader.controller.js';
 import { LeadershipEventsListener } from './leadership/leadership-events.listener.js';
 import { ShutdownEventsListener } from './shutdown-events.listener.js';
@@ -50,7 +52,12 @@ export class AppModule {
         TerminusModule.forRoot({ logger: false }),
         LeaderModule.forRoot(leaderModuleOptions(config)),
       ],
-      controllers: [HealthController, LeaderController, JobsController],
+      controllers: [
+        HealthController,
+        LeaderController,
+        JobsController,
+        ...(config.debugHooks ? [DebugController] : []),
+      ],
       providers: [
         { provide: DEMO_CONFIG, useValue: config },
         LeaderHealthIndicator,
@@ -59,6 +66,7 @@ export class AppModule {
         ShutdownEventsListener,
         JobDispatcher,
         Reconciler,
+        TermHeartbeat,
       ],
     };
   }

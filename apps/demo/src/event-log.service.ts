@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { currentTerm, LeaderElectionService } from 'nest-leader';
+import { currentTerm, LeaderElectionService, type LeaderTerm } from 'nest-leader';
 import type { DemoConfig } from './demo.config.js';
 import { DEMO_CONFIG } from './demo.constants.js';
 import type { DemoEvent, LeaderTask, LeaderWorkEvent } from './demo-events.js';
@@ -25,6 +25,25 @@ export class EventLog {
       identity: this.leader.identity,
       leaseTransitions: term.leaseTransitions,
       at: new Date().toISOString(),
+    };
+    this.write(event);
+    return event;
+  }
+
+  /**
+   * Records one unit of work of a term-bound loop (not a `@LeaderOnly()` invocation): the line
+   * carries `term`'s fencing token and, as `live`, whether the elector still counts that term
+   * as live at this moment (its call-time check).
+   */
+  termWork(task: LeaderTask, term: LeaderTerm): LeaderWorkEvent {
+    const live = this.leader.isLeader() && this.leader.term === term;
+    const event: LeaderWorkEvent = {
+      event: 'leader-work',
+      task,
+      identity: this.leader.identity,
+      leaseTransitions: term.leaseTransitions,
+      at: new Date().toISOString(),
+      live,
     };
     this.write(event);
     return event;
