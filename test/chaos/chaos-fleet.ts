@@ -105,15 +105,6 @@ export class ChaosFleet {
     return this.processes.filter((p) => p.replica.running);
   }
 
-  /** Whether every regular slot has a running, listening process. */
-  get complete(): boolean {
-    for (let slot = 0; slot < this.options.replicas; slot++) {
-      const p = this.running(slot);
-      if (!p || p.replica.port === 0) return false;
-    }
-    return true;
-  }
-
   /** Sends `signal`; marks the exit as the harness's doing. */
   signal(p: FleetProcess, signal: NodeJS.Signals): void {
     if (signal === 'SIGKILL' || signal === 'SIGTERM') {

@@ -5,7 +5,8 @@
  * transitions (or the time limit), stops everything, judges the logs and writes the JSON
  * report and the timeline picture.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChaosCluster, startChaosCluster } from './chaos-cluster.js';
@@ -23,6 +24,7 @@ import {
 } from './fault-kinds.js';
 import { FaultSchedule } from './fault-schedule.js';
 import {
+  type ChaosInput,
   type ChaosVerdict,
   checkChaosRun,
   collectTerms,
@@ -52,6 +54,8 @@ export interface ChaosRunOptions {
   maxDurationMs: number;
   /** Fault kinds to draw from; default all. */
   kinds?: readonly FaultKind[];
+  /** Also keep going until every kind was applied at least this often (default 0). */
+  everyKindAtLeast?: number;
   /** Report, picture and replica logs go here. */
   outDir: string;
   /** The command line, for the report. */
@@ -135,18 +139,21 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       .finally(() => restarts.delete(task));
     restarts.add(task);
   };
-  /** A leader whose heartbeat is current, with every slot running. */
+  /** A leader whose heartbeat is current, with at least two followers running. */
   const settle = async (): Promise<{ process: FleetProcess; token: number } | undefined> => {
     const deadline = performance.now() + crashBoundMs + takeoverTimeoutMs;
     let steadySince: number | undefined;
     while (performance.now() < deadline) {
       const leader = fleet.leader();
+      // Killed replicas restart in the background; a round needs the leader and two followers.
+      const followers = fleet.alive.filter(
+        (p) => p !== leader?.process && p.slot < options.replicas && p.replica.port !== 0,
+      );
       const ok =
         leader &&
         leader.process.slot < options.replicas &&
         Date.now() - fleet.lastWorkAt(leader.process) < 3 * timings.heartbeatMs + 200 &&
-        fleet.complete &&
-        restarts.size === 0;
+        followers.length >= 2;
       if (ok) {
         steadySince ??= performance.now();
         if (performance.now() - steadySince >= 300) return leader;
@@ -158,10 +165,12 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
     return undefined;
   };
 
+  let electionStartedAt = startedAt;
   let verdict: ChaosVerdict | undefined;
   let report: ChaosReport | undefined;
   try {
     await fleet.start();
+    electionStartedAt = Date.now();
     probes.start();
     say(
       `replicas up: ${fleet.alive.map((p) => `${p.instance} (pid ${p.replica.pid})`).join(', ')}`,
@@ -170,7 +179,10 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
     let misses = 0;
     while (true) {
       const transitions = fleet.termCount() - 1;
-      if (transitions >= options.transitions) break;
+      const kindsShort = (options.kinds ?? FAULT_KINDS).some(
+        (k) => faults.filter((f) => f.kind === k).length < (options.everyKindAtLeast ?? 0),
+      );
+      if (transitions >= options.transitions && !kindsShort) break;
       if (performance.now() - runStarted > options.maxDurationMs) {
         say(`time limit reached after ${transitions} transitions`);
         break;
@@ -248,15 +260,18 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       lagBoundMs: timings.leaseDurationMs + allowances.slackMs,
       staleLeaderMs: timings.renewDeadlineMs + allowances.slackMs,
     };
-    verdict = checkChaosRun({
+    const input: ChaosInput = {
       processes: fleet.logs(),
       faults,
       probes: probes.samples,
       startupBoundMs,
       liveness,
-      startedAt,
+      startedAt: electionStartedAt,
       endedAt,
-    });
+    };
+    // Everything the verdict was drawn from, to re-judge or re-draw a run later (--recheck).
+    writeFileSync(join(options.outDir, RUN_DATA_FILE), gzipSync(JSON.stringify(input)));
+    verdict = checkChaosRun(input);
     if (aborted) {
       verdict.violations.push({
         kind: 'no-leader',
@@ -280,9 +295,48 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       probes: probes.samples.length,
     });
   }
-  const reportPath = join(options.outDir, 'chaos-report.json');
+  return writeOutputs(options.outDir, report, verdict);
+}
+
+/** File (in the output directory) holding the checker's input, gzipped JSON. */
+export const RUN_DATA_FILE = 'chaos-run-data.json.gz';
+
+async function writeOutputs(
+  outDir: string,
+  report: ChaosReport,
+  verdict: ChaosVerdict,
+): Promise<ChaosRunResult> {
+  const reportPath = join(outDir, 'chaos-report.json');
   writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
-  const svgPath = join(options.outDir, 'chaos-timeline.svg');
+  const svgPath = join(outDir, 'chaos-timeline.svg');
   writeFileSync(svgPath, await renderTimelineSvg(report, verdict.terms));
   return { report, verdict, reportPath, svgPath };
+}
+
+/**
+ * Judges a finished run again from its saved data (after a change to the checker or the
+ * picture) and rewrites its report and picture; the run's settings come from its old report.
+ */
+export async function recheckChaosRun(outDir: string): Promise<ChaosRunResult> {
+  const input = JSON.parse(
+    gunzipSync(readFileSync(join(outDir, RUN_DATA_FILE))).toString(),
+  ) as ChaosInput;
+  const old = JSON.parse(readFileSync(join(outDir, 'chaos-report.json'), 'utf8')) as ChaosReport;
+  const verdict = checkChaosRun(input);
+  const report = buildChaosReport({
+    seed: old.seed,
+    command: old.command,
+    startedAt: Date.parse(old.startedAt),
+    endedAt: Date.parse(old.endedAt),
+    replicas: old.replicas,
+    timings: old.timings,
+    allowances: old.allowances,
+    setupMs: old.setupMs,
+    toxiproxyVersion: old.toxiproxyVersion,
+    faults: [...input.faults],
+    verdict,
+    processes: input.processes.length,
+    probes: input.probes.length,
+  });
+  return writeOutputs(outDir, report, verdict);
 }

@@ -85,12 +85,15 @@ export function faultDurations(t: ChaosTimings) {
     pastLeaseMs: t.leaseDurationMs + 1000,
     /** API server down: longer than leaseDuration. */
     apiDownMs: t.leaseDurationMs + 1500,
-    /** Latency a renewal tolerates: half the per-request timeout. */
-    nearLatencyMs: Math.round(requestTimeoutMs(t) * 0.5),
+    /**
+     * Latency a renewal tolerates: a request on a fresh TLS connection takes two round trips
+     * (TLS 1.3 handshake, then the request), so 0.35 × the per-request timeout each.
+     */
+    nearLatencyMs: Math.round(requestTimeoutMs(t) * 0.35),
     /** Latency no renewal survives: past renewDeadline. */
     pastLatencyMs: t.renewDeadlineMs + 500,
-    /** How long tolerated latency is applied: three lease durations. */
-    nearLatencyHoldMs: 3 * t.leaseDurationMs,
+    /** How long tolerated latency is applied: two lease durations. */
+    nearLatencyHoldMs: 2 * t.leaseDurationMs,
     /** The slow foreign writer's period: under leaseDuration, so it lands in every lease. */
     foreignWriterPeriodMs: Math.round(0.75 * t.leaseDurationMs),
     /** The conflict storm's period. */
@@ -161,7 +164,8 @@ export const FAULT_SPECS: Record<FaultKind, FaultSpec> = {
   },
   'latency-near': {
     kind: 'latency-near',
-    action: "add half the per-request timeout of latency to the leader's link for 3 L",
+    action:
+      "add 0.35 × the per-request timeout of latency to the leader's answers for 2 L (a fresh TLS connection costs two round trips)",
     endsTerm: false,
     boundFormula: 'L − D + J·R + H + S (no transition expected)',
     reasoning: 'every renewal completes within the per-request timeout: the leader keeps leading',

@@ -85,7 +85,7 @@ export interface ChaosInput {
   /** Bound for gaps before the first fault (the initial election). */
   startupBoundMs: number;
   liveness: LivenessRules;
-  /** When the run started and ended (wall ms). */
+  /** When the election began (every first replica listening) and the run ended (wall ms). */
   startedAt: number;
   endedAt: number;
 }
@@ -115,7 +115,7 @@ export interface TransitionRecord {
   /** Leaderless time before `to` started, ms (0 when the new term started before the old ended). */
   gapMs: number;
   gapStartAt: number;
-  /** The fault in whose round the gap began, or 'startup'. */
+  /** The fault of the round in which the new term began, or 'startup'. */
   cause: FaultKind | 'startup';
   round: number;
   boundMs: number;
@@ -151,14 +151,18 @@ function isWork(event: DemoEvent): event is LeaderWorkEvent {
   return event.event === 'leader-work';
 }
 
-/** Every term found in the logs, ordered by start. */
+/**
+ * Every term found in the logs, ordered by start. A `leadership-acquired` line opens a term of
+ * its process (even one with a token that process had before: a repeated token is itself a
+ * violation, not the same term); work lines and `leadership-lost` belong to the latest term of
+ * their process with their token.
+ */
 export function collectTerms(processes: readonly ProcessLog[]): TermRecord[] {
-  const terms = new Map<string, TermRecord>();
-  const termOf = (p: ProcessLog, token: number): TermRecord => {
-    const key = `${p.instance}/${token}`;
-    let term = terms.get(key);
-    if (!term) {
-      term = {
+  const list: TermRecord[] = [];
+  for (const p of processes) {
+    const latest = new Map<number, TermRecord>();
+    const open = (token: number): TermRecord => {
+      const term: TermRecord = {
         instance: p.instance,
         identity: p.identity,
         slot: p.slot,
@@ -167,35 +171,31 @@ export function collectTerms(processes: readonly ProcessLog[]): TermRecord[] {
         start: Infinity,
         end: -Infinity,
       };
-      terms.set(key, term);
-    }
-    return term;
-  };
-  for (const p of processes) {
+      latest.set(token, term);
+      list.push(term);
+      return term;
+    };
     for (const event of p.events) {
       const at = Date.parse(event.at);
       if (event.event === 'leadership-acquired') {
-        const term = termOf(p, event.leaseTransitions);
-        term.acquiredAt = Math.min(term.acquiredAt ?? Infinity, at);
+        open(event.leaseTransitions).acquiredAt = at;
       } else if (event.event === 'leadership-lost') {
-        const term = termOf(p, event.leaseTransitions);
-        term.lostAt = Math.min(term.lostAt ?? Infinity, at);
+        const term = latest.get(event.leaseTransitions) ?? open(event.leaseTransitions);
+        term.lostAt ??= at;
       } else if (isWork(event)) {
-        const term = termOf(p, event.leaseTransitions);
+        const term = latest.get(event.leaseTransitions) ?? open(event.leaseTransitions);
         term.workLines += 1;
         term.firstWorkAt = Math.min(term.firstWorkAt ?? Infinity, at);
         term.lastWorkAt = Math.max(term.lastWorkAt ?? -Infinity, at);
       }
     }
   }
-  const list = [...terms.values()].filter(
-    (t) => t.acquiredAt !== undefined || t.firstWorkAt !== undefined,
-  );
-  for (const t of list) {
+  const terms = list.filter((t) => t.acquiredAt !== undefined || t.firstWorkAt !== undefined);
+  for (const t of terms) {
     t.start = Math.min(t.acquiredAt ?? Infinity, t.firstWorkAt ?? Infinity);
     t.end = t.lastWorkAt ?? t.start;
   }
-  return list.sort((a, b) => a.start - b.start || a.token - b.token);
+  return terms.sort((a, b) => a.start - b.start || a.token - b.token);
 }
 
 /** The round (fault) whose window [startAt, next round's startAt) contains `at`. */
@@ -246,43 +246,38 @@ export function checkChaosRun(input: ChaosInput): ChaosVerdict {
     if (!widest || term.end > widest.end) widest = term;
   }
 
-  // Safety 2: tokens strictly increase in the order terms began.
-  let highest: TermRecord | undefined;
-  for (const term of terms) {
-    if (highest && term.token <= highest.token) {
+  // Safety 2: each term's token is greater than the token of the term before it (one
+  // violation per reset or repeat, not one for every later term).
+  for (let i = 1; i < terms.length; i++) {
+    const before = terms[i - 1]!;
+    const term = terms[i]!;
+    if (term.token <= before.token) {
       violations.push({
         kind: 'token-not-increasing',
         at: term.start,
         round: roundAt(faults, term.start)?.round,
-        message: `${label(term)} began at ${iso(term.start)} after ${label(highest)}: its token does not increase`,
+        message: `${label(term)} began at ${iso(term.start)} after ${label(before)}: its token does not increase`,
       });
     }
-    if (!highest || term.token > highest.token) highest = term;
   }
 
-  // Safety 3: no leader work after the term ended, by the replica's own account.
+  // Safety 3: no leader work after the term ended, by the replica's own account: a work line
+  // after its term's `leadership-lost`, or one its elector's call-time check did not back.
   for (const p of input.processes) {
-    const lostAt = new Map<number, number>();
+    const lost = new Set<number>();
     for (const e of p.events) {
-      if (e.event === 'leadership-lost') lostAt.set(e.leaseTransitions, Date.parse(e.at));
-    }
-    for (const e of p.events) {
+      if (e.event === 'leadership-acquired') lost.delete(e.leaseTransitions);
+      else if (e.event === 'leadership-lost') lost.add(e.leaseTransitions);
       if (!isWork(e)) continue;
       const at = Date.parse(e.at);
-      const lost = lostAt.get(e.leaseTransitions);
-      if (lost !== undefined && at > lost) {
+      if (lost.has(e.leaseTransitions) || e.live === false) {
         violations.push({
           kind: 'work-after-term-ended',
           at,
           round: roundAt(faults, at)?.round,
-          message: `${p.instance} did ${e.task} in term ${e.leaseTransitions} at ${e.at}, after it logged that term's end at ${iso(lost)}`,
-        });
-      } else if (e.live === false) {
-        violations.push({
-          kind: 'work-after-term-ended',
-          at,
-          round: roundAt(faults, at)?.round,
-          message: `${p.instance} did ${e.task} in term ${e.leaseTransitions} at ${e.at} although its elector no longer counted that term as live`,
+          message: lost.has(e.leaseTransitions)
+            ? `${p.instance} did ${e.task} in term ${e.leaseTransitions} at ${e.at}, after it logged that term's end`
+            : `${p.instance} did ${e.task} in term ${e.leaseTransitions} at ${e.at} although its elector no longer counted that term as live`,
         });
       }
     }
@@ -295,7 +290,9 @@ export function checkChaosRun(input: ChaosInput): ChaosVerdict {
   for (const term of terms) {
     const gapStartAt = coveredUntil ?? input.startedAt;
     const gapMs = Math.max(0, term.start - gapStartAt);
-    const fault = roundAt(faults, gapStartAt);
+    // The round the new term began in: a round starts only under a working leader, so the
+    // gap belongs to that round's fault (its last heartbeat may predate the round's start).
+    const fault = roundAt(faults, term.start);
     const boundMs = fault?.boundMs ?? input.startupBoundMs;
     const transition: TransitionRecord = {
       from: previous && { instance: previous.instance, token: previous.token },
@@ -379,39 +376,45 @@ export function checkChaosRun(input: ChaosInput): ChaosVerdict {
         });
       }
     }
+    const reportedWedges = new Set<string>();
+    const ownTerms = terms.filter((t) => t.instance === instance);
     for (const s of samples) {
       if (s.healthz !== 200 || !s.leader) continue;
       if (p?.stoppingAt !== undefined && s.at >= p.stoppingAt) continue;
-      // Claims to lead although a newer term began more than staleLeaderMs ago.
+      const seen = s.leader.leaseTransitions;
       if (s.leader.isLeader) {
-        const newer = terms.find(
-          (t) =>
-            t.instance !== instance &&
-            t.start < s.at - staleLeaderMs &&
-            t.token > (s.leader!.leaseTransitions ?? -1),
-        );
-        if (newer) {
+        // Claims to lead although another term began after its own, staleLeaderMs ago or more.
+        const own = ownTerms.filter((t) => t.token === seen && t.start <= s.at).at(-1);
+        const newer =
+          own &&
+          terms.find((t) => t !== own && t.start > own.start && t.start < s.at - staleLeaderMs);
+        const key = `lead/${own?.start}`;
+        if (own && newer && !reportedWedges.has(key)) {
+          reportedWedges.add(key);
           violations.push({
             kind: 'healthy-while-wedged',
             at: s.at,
             round: roundAt(faults, s.at)?.round,
-            message: `${instance} answered isLeader: true (term ${s.leader.leaseTransitions}) at ${iso(s.at)}, ${Math.round(s.at - newer.start)} ms after ${label(newer)} began`,
+            message: `${instance} answered isLeader: true (term ${seen}) at ${iso(s.at)}, ${Math.round(s.at - newer.start)} ms after ${label(newer)} began`,
           });
         }
         continue;
       }
-      // A follower that still has not seen a term begun lagBoundMs ago, while healthy.
-      const seen = s.leader.leaseTransitions ?? -1;
-      const missed = terms.find(
-        (t) => t.token > seen && t.start < s.at - lagBoundMs && t.start >= (p?.spawnedAt ?? 0),
-      );
-      if (!missed) continue;
-      if (excused(faults, instance, s.at, recoveryMs, 'blind', missed.start)) continue;
+      // A healthy follower must have seen the term that began lagBoundMs ago, or a later one.
+      const cutoff = s.at - lagBoundMs;
+      const due = terms.filter((t) => t.start < cutoff && t.start >= (p?.spawnedAt ?? 0)).at(-1);
+      if (!due) continue;
+      const acceptable = terms.filter((t) => t.start >= due.start && t.start <= s.at);
+      if (acceptable.some((t) => t.token === seen)) continue;
+      if (excused(faults, instance, s.at, recoveryMs, 'blind', due.start)) continue;
+      const key = `lag/${due.start}`;
+      if (reportedWedges.has(key)) continue;
+      reportedWedges.add(key);
       violations.push({
         kind: 'healthy-while-wedged',
         at: s.at,
         round: roundAt(faults, s.at)?.round,
-        message: `${instance} answered healthy at ${iso(s.at)} but still saw token ${seen}, ${Math.round(s.at - missed.start)} ms after ${label(missed)} began`,
+        message: `${instance} answered healthy at ${iso(s.at)} but still saw token ${seen}, ${Math.round(s.at - due.start)} ms after ${label(due)} began`,
       });
     }
   }

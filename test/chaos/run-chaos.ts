@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../support/control-plane.js';
-import { CHAOS_TIMINGS, runChaos } from './chaos-run.js';
+import { CHAOS_TIMINGS, recheckChaosRun, runChaos } from './chaos-run.js';
 import { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
 import { randomSeed } from './fault-schedule.js';
 import { formatSummary } from './chaos-summary.js';
@@ -24,6 +24,7 @@ Options:
   --max-minutes M     stop after M minutes whatever the count (default 60)
   --kinds a,b,…       only these fault kinds (default all: ${FAULT_KINDS.join(', ')})
   --out DIR           report, picture and logs (default .chaos/runs/<time>-<seed>)
+  --recheck DIR       judge a finished run again from its saved data and redraw its picture
   -h, --help          this help
 
 Writes <out>/chaos-report.json and <out>/chaos-timeline.svg.
@@ -47,6 +48,7 @@ async function main(): Promise<number> {
         'max-minutes': { type: 'string' },
         kinds: { type: 'string' },
         out: { type: 'string' },
+        recheck: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -71,6 +73,11 @@ async function main(): Promise<number> {
     }
     return value;
   };
+  if (values.recheck !== undefined) {
+    const result = await recheckChaosRun(values.recheck);
+    process.stdout.write(`${formatSummary(result.report)}\n`);
+    return result.report.violations.length === 0 ? 0 : 1;
+  }
   const transitions = whole('--transitions', values.transitions, 1000, 1, 100_000);
   const seed = whole('--seed', values.seed, randomSeed(), 0, 2 ** 32 - 1);
   const replicas = whole('--replicas', values.replicas, 5, 3, 5);

@@ -115,7 +115,7 @@ export function timelineSpec(
                 type: 'nominal',
                 title: 'fault',
                 scale: { scheme: 'tableau20' },
-                legend: { columns: 3, labelFontSize: 12, titleFontSize: 13 },
+                legend: { columns: 3, labelFontSize: 12, titleFontSize: 13, labelLimit: 200 },
               },
               tooltip: [{ field: 'kind' }, { field: 'round' }],
             },
@@ -160,7 +160,12 @@ export function timelineSpec(
           {
             mark: { type: 'bar', height: 9 },
             encoding: {
-              y: { field: 'kind', type: 'nominal', title: null, axis: { labelFontSize: 12 } },
+              y: {
+                field: 'kind',
+                type: 'nominal',
+                title: null,
+                axis: { labelFontSize: 12, labelLimit: 200 },
+              },
               yOffset: { field: 'measure', type: 'nominal', sort: ['p50', 'max'] },
               x: { field: 'ms', type: 'quantitative', title: 'ms' },
               color: {
@@ -191,6 +196,7 @@ export function timelineSpec(
         ],
       },
     ],
+    resolve: { scale: { color: 'independent', x: 'independent' } },
     config: { view: { stroke: '#ddd' }, axis: { labelFontSize: 12, titleFontSize: 13 } },
   } as TopLevelSpec;
 }

@@ -22,6 +22,17 @@ export interface ToxiproxyServer {
   stop(timeoutMs?: number): Promise<void>;
 }
 
+/** `GET /version` answers `{"version": "v2.12.0"}` (older servers: the bare string). */
+function parseVersion(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { version?: unknown };
+    if (typeof parsed.version === 'string') return parsed.version;
+  } catch {
+    // not JSON: the bare version
+  }
+  return text.trim();
+}
+
 /** A free TCP port on 127.0.0.1 (closed again before returning). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -90,7 +101,7 @@ export async function startToxiproxy(
   return {
     url,
     client,
-    version: version.trim(),
+    version: parseVersion(version),
     async stop(stopTimeoutMs = 5000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
