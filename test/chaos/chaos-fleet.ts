@@ -201,6 +201,7 @@ export class ChaosFleet {
       slot: p.slot,
       pid: p.replica.pid,
       events: p.replica.events.map((r) => r.event),
+      receivedAt: p.replica.events.map((r) => Math.round(performance.timeOrigin + r.receivedAt)),
       spawnedAt: p.spawnedAt,
       stoppingAt: p.stoppingAt,
       exit: p.exit,

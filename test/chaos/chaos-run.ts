@@ -231,7 +231,9 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       };
       faults.push(record);
       if (FAULT_SPECS[kind].endsTerm && !(await waitForNewTerm(termsBefore, takeoverTimeoutMs))) {
-        record.notes!.push(`no new term within ${takeoverTimeoutMs / 1000} s of ${kind}`);
+        record.notes!.push(
+          `no new term within ${takeoverTimeoutMs / 1000} s of ${kind} (${termsBefore} terms before, ${fleet.termCount()} now)`,
+        );
       }
       for (const slot of applied.restartSlots) restartLater(slot, termsBefore);
       const terms = collectTerms(fleet.logs());

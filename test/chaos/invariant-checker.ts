@@ -20,6 +20,8 @@ export interface ProcessLog {
   slot: number;
   pid?: number;
   events: readonly DemoEvent[];
+  /** When the harness received each event (wall-clock ms, same order): for diagnosis only. */
+  receivedAt?: readonly number[];
   spawnedAt: number;
   /** When the harness sent it SIGTERM/SIGKILL (probe failures after that are expected). */
   stoppingAt?: number;

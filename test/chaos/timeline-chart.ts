@@ -8,6 +8,7 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
 import type { ChaosReport } from './chaos-report.js';
+import { FAULT_KINDS } from './fault-kinds.js';
 import type { TermRecord } from './invariant-checker.js';
 
 const FAULTS_ROW = 'faults';
@@ -62,21 +63,123 @@ export function timelineSpec(
       { kind, measure: 'max', ms: f!.gapMs.max, boundMs: f!.boundMs, n: f!.transitions },
     ]);
   const durationS = Math.max(1, report.durationSeconds);
-  const width = options.width ?? Math.min(3200, Math.max(1100, Math.round(durationS * 3)));
-  const x = {
-    field: 'start',
-    type: 'quantitative' as const,
-    title: 'seconds since the run started',
-    scale: { domain: [0, durationS] },
-  };
-  const y = {
-    field: 'row',
-    type: 'nominal' as const,
-    sort: rows,
-    title: null,
-    axis: { labelFontSize: 13, labelLimit: 260 },
-  };
   const v = report.violations.length;
+  const overviewWidth = options.width ?? Math.min(3000, Math.max(1100, Math.round(durationS * 3)));
+  const panel = (from: number, to: number, width: number, title: string, legends = true) => {
+    const within = <D extends { start: number; end: number }>(rows: D[]) =>
+      rows.filter((d) => d.end >= from && d.start <= to);
+    const x = {
+      field: 'start',
+      type: 'quantitative' as const,
+      title: 'seconds since the run started',
+      scale: { domain: [from, to] },
+    };
+    const y = {
+      field: 'row',
+      type: 'nominal' as const,
+      sort: rows,
+      title: null,
+      axis: { labelFontSize: 13, labelLimit: 260 },
+    };
+    return {
+      width,
+      height: 40 * rows.length,
+      title: { text: title, fontSize: 14, anchor: 'start' as const },
+      layer: [
+        {
+          data: { values: within(termData) },
+          mark: { type: 'bar' as const, height: 22, color: '#2f7ed8', clip: true },
+          encoding: {
+            x,
+            x2: { field: 'end' },
+            y,
+            tooltip: [{ field: 'instance' }, { field: 'token' }, { field: 'start' }],
+          },
+        },
+        {
+          data: { values: within(faultData) },
+          mark: { type: 'bar' as const, height: 22, clip: true },
+          encoding: {
+            x,
+            x2: { field: 'end' },
+            y,
+            color: {
+              field: 'kind',
+              type: 'nominal' as const,
+              title: 'fault',
+              scale: { scheme: 'tableau20', domain: [...FAULT_KINDS] },
+              legend: legends
+                ? { columns: 3, labelFontSize: 12, titleFontSize: 13, labelLimit: 200 }
+                : null,
+            },
+            tooltip: [{ field: 'kind' }, { field: 'round' }],
+          },
+        },
+        {
+          data: { values: within(gapData) },
+          mark: { type: 'bar' as const, height: 22, clip: true },
+          encoding: {
+            x,
+            x2: { field: 'end' },
+            y,
+            fill: {
+              field: 'over',
+              type: 'nominal' as const,
+              title: 'leaderless gap',
+              scale: {
+                domain: ['within its bound', 'over its bound'],
+                range: ['#f4a582', '#b2182b'],
+              },
+              legend: legends ? { labelFontSize: 12, titleFontSize: 13 } : null,
+            },
+            tooltip: [{ field: 'cause' }, { field: 'gapMs' }],
+          },
+        },
+        {
+          data: {
+            values: violationData.filter((d) => d.at >= from && d.at <= to),
+          },
+          mark: {
+            type: 'rule' as const,
+            color: '#b2182b',
+            strokeWidth: 2,
+            strokeDash: [4, 2],
+            clip: true,
+          },
+          encoding: {
+            x: { field: 'at', type: 'quantitative' as const, scale: { domain: [from, to] } },
+          },
+        },
+      ],
+    };
+  };
+  const firstFault = faultData[0]?.start ?? 0;
+  const detailTo = Math.min(durationS, firstFault + 150);
+  const panels =
+    durationS > 300
+      ? [
+          panel(
+            0,
+            durationS,
+            overviewWidth,
+            'the whole run: who led when (blue), faults, leaderless gaps, violations (dashed red)',
+          ),
+          panel(
+            Math.max(0, firstFault - 5),
+            detailTo,
+            1400,
+            `detail: the first ${Math.round(detailTo - firstFault)} s of faults`,
+            false,
+          ),
+        ]
+      : [
+          panel(
+            0,
+            durationS,
+            overviewWidth,
+            'who led when (blue), faults, leaderless gaps, violations (dashed red)',
+          ),
+        ];
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     background: 'white',
@@ -89,69 +192,12 @@ export function timelineSpec(
       anchor: 'start',
     },
     vconcat: [
+      ...panels,
       {
-        width,
-        height: 40 * rows.length,
-        layer: [
-          {
-            data: { values: termData },
-            mark: { type: 'bar', height: 22, color: '#2f7ed8' },
-            encoding: {
-              x,
-              x2: { field: 'end' },
-              y,
-              tooltip: [{ field: 'instance' }, { field: 'token' }, { field: 'start' }],
-            },
-          },
-          {
-            data: { values: faultData },
-            mark: { type: 'bar', height: 22 },
-            encoding: {
-              x,
-              x2: { field: 'end' },
-              y,
-              color: {
-                field: 'kind',
-                type: 'nominal',
-                title: 'fault',
-                scale: { scheme: 'tableau20' },
-                legend: { columns: 3, labelFontSize: 12, titleFontSize: 13, labelLimit: 200 },
-              },
-              tooltip: [{ field: 'kind' }, { field: 'round' }],
-            },
-          },
-          {
-            data: { values: gapData },
-            mark: { type: 'bar', height: 22 },
-            encoding: {
-              x,
-              x2: { field: 'end' },
-              y,
-              fill: {
-                field: 'over',
-                type: 'nominal',
-                title: 'leaderless gap',
-                scale: {
-                  domain: ['within its bound', 'over its bound'],
-                  range: ['#f4a582', '#b2182b'],
-                },
-                legend: { labelFontSize: 12, titleFontSize: 13 },
-              },
-              tooltip: [{ field: 'cause' }, { field: 'gapMs' }],
-            },
-          },
-          {
-            data: { values: violationData },
-            mark: { type: 'rule', color: '#b2182b', strokeWidth: 2, strokeDash: [4, 2] },
-            encoding: { x: { field: 'at', type: 'quantitative' } },
-          },
-        ],
-      },
-      {
-        width: Math.min(width, 900),
+        width: 900,
         height: 24 * Math.max(1, summary.length / 2),
         title: {
-          text: 'leaderless gap per fault kind: p50 and max (bars), bound (black tick)',
+          text: 'leaderless gap per fault kind: p50 and max (bars), bound (black tick), transitions (n)',
           fontSize: 14,
           anchor: 'start',
         },
