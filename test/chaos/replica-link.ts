@@ -55,11 +55,13 @@ export class ReplicaLink {
         await this.add('latency', 'downstream', { latency: fault.latencyMs, jitter: 0 });
         return;
       case 'slow-close':
-        // Cut every connection after a byte, and hold its close open for delayMs.
-        await this.add('slow_close', 'downstream', { delay: fault.delayMs });
+        // Cut every connection after a byte, then hold its close open for delayMs. Toxics
+        // chain in the order they are added: limit_data's close reaches slow_close, which
+        // delays it.
         await this.add('limit_data', 'downstream', { bytes: 1 });
-        await this.add('slow_close', 'upstream', { delay: fault.delayMs });
+        await this.add('slow_close', 'downstream', { delay: fault.delayMs });
         await this.add('limit_data', 'upstream', { bytes: 1 });
+        await this.add('slow_close', 'upstream', { delay: fault.delayMs });
         return;
     }
   }
