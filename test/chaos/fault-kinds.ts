@@ -73,11 +73,6 @@ export interface FaultSpec {
   reasoning: string;
 }
 
-/** The per-request timeout of the elector, as it computes it: max(1 s, renewDeadline / 2). */
-export function requestTimeoutMs(t: ChaosTimings): number {
-  return Math.max(1000, t.renewDeadlineMs / 2);
-}
-
 /** How long each fault lasts, ms (the schedule's durations, derived from the timings). */
 export function faultDurations(t: ChaosTimings) {
   return {
@@ -86,10 +81,12 @@ export function faultDurations(t: ChaosTimings) {
     /** API server down: longer than leaseDuration. */
     apiDownMs: t.leaseDurationMs + 1500,
     /**
-     * Latency a renewal tolerates: a request on a fresh TLS connection takes two round trips
-     * (TLS 1.3 handshake, then the request), so 0.35 × the per-request timeout each.
+     * Latency the elector tolerates, by the library's documented condition for keeping one
+     * term, max(retryPeriod, r) + r < renewDeadline for a request time r: a request on a fresh
+     * TLS connection costs two round trips (r = 2 × latency), and this latency uses 75 % of
+     * that allowance: 4 × latency = 0.75 × renewDeadline (when 2 × latency ≥ retryPeriod).
      */
-    nearLatencyMs: Math.round(requestTimeoutMs(t) * 0.35),
+    nearLatencyMs: Math.round((0.75 * t.renewDeadlineMs) / 4),
     /** Latency no renewal survives: past renewDeadline. */
     pastLatencyMs: t.renewDeadlineMs + 500,
     /** How long tolerated latency is applied: two lease durations. */
@@ -165,7 +162,7 @@ export const FAULT_SPECS: Record<FaultKind, FaultSpec> = {
   'latency-near': {
     kind: 'latency-near',
     action:
-      "add 0.35 × the per-request timeout of latency to the leader's answers for 2 L (a fresh TLS connection costs two round trips)",
+      "add 0.1875 × D of latency to the leader's answers for 2 L: a renewal on a fresh TLS connection (two round trips) then uses 75 % of the documented allowance max(R, r) + r < D",
     endsTerm: false,
     boundFormula: 'L − D + J·R + H + S (no transition expected)',
     reasoning: 'every renewal completes within the per-request timeout: the leader keeps leading',

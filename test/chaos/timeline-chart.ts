@@ -242,7 +242,10 @@ export function timelineSpec(
         ],
       },
     ],
-    resolve: { scale: { color: 'independent', x: 'independent' } },
+    resolve: {
+      scale: { color: 'independent', x: 'independent' },
+      legend: { color: 'independent', fill: 'independent' },
+    },
     config: { view: { stroke: '#ddd' }, axis: { labelFontSize: 12, titleFontSize: 13 } },
   } as TopLevelSpec;
 }
