@@ -205,7 +205,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       const kind = schedule.next();
       const termsBefore = fleet.termCount();
       const startAt = Date.now();
-      const applied = await applyFault(kind, leader.process, termsBefore, {
+      const applied = await applyFault(kind, leader.process, leader.token, termsBefore, {
         cluster,
         fleet,
         timings,
@@ -276,7 +276,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
     verdict = checkChaosRun(input);
     if (aborted) {
       verdict.violations.push({
-        kind: 'no-leader',
+        kind: 'round-problem',
         at: endedAt,
         message: `run aborted: ${aborted}`,
       });

@@ -35,13 +35,14 @@ export interface FaultContext {
 }
 
 /**
- * Applies `kind` to `leader` (the leader's process; `termsBefore` terms were announced before)
- * and heals it.
+ * Applies `kind` to `leader` (the leader's process, leading term `token`; `termsBefore` terms
+ * were announced before) and heals it.
  * @throws Error only when the harness itself fails (toxiproxy or the control plane).
  */
 export async function applyFault(
   kind: FaultKind,
   leader: FleetProcess,
+  token: number,
   termsBefore: number,
   ctx: FaultContext,
 ): Promise<AppliedFault> {
@@ -179,12 +180,22 @@ export async function applyFault(
     case 'foreign-writer':
       await killUnder(durations.foreignWriterPeriodMs);
       break;
-    case 'lease-deleted':
+    case 'lease-deleted': {
+      // The library's documented contract: a replica that saw the current holder does not
+      // recreate a deleted Lease before that holder's lease ran out, and continues its token.
+      // A replica that never saw the current record cannot know (documented exception, as in
+      // client-go), so delete only once every running replica has seen the leader's term.
+      const caughtUp = await everyoneSees(fleet, leader, token, 2 * timings.leaseDurationMs);
+      result.measurements.catchUpMs = caughtUp.waitedMs;
+      if (!caughtUp.ok) {
+        result.notes.push(`not every replica saw term ${token} before the Lease was deleted`);
+      }
       result.blind = 'all';
       await cluster.admin
         .makeApiClient(CoordinationV1Api)
         .deleteNamespacedLease({ name: ctx.leaseName, namespace: cluster.namespace });
       break;
+    }
     case 'same-identity': {
       const twin = await fleet.spawn(fleet.duplicateSlot, leader.identity);
       result.blind = [leader.instance, twin.instance];
@@ -196,4 +207,23 @@ export async function applyFault(
     }
   }
   return result;
+}
+
+/** Waits until every running replica's GET /leader reports term `token` (or `timeoutMs`). */
+async function everyoneSees(
+  fleet: ChaosFleet,
+  leader: FleetProcess,
+  token: number,
+  timeoutMs: number,
+): Promise<{ ok: boolean; waitedMs: number }> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    const others = fleet.alive.filter((p) => p !== leader && p.unresponsiveUntil === 0);
+    const seen = await Promise.all(others.map((p) => fleet.status(p, 1000)));
+    if (seen.every((s) => s?.leaseTransitions === token)) {
+      return { ok: true, waitedMs: Math.round(performance.now() - started) };
+    }
+    await sleep(100);
+  }
+  return { ok: false, waitedMs: Math.round(performance.now() - started) };
 }

@@ -129,7 +129,7 @@ export type ViolationKind =
   | 'token-not-increasing'
   | 'gap-too-long'
   | 'unexpected-transition'
-  | 'no-leader'
+  | 'round-problem'
   | 'crashed'
   | 'liveness-failing'
   | 'healthy-while-wedged';
@@ -331,7 +331,7 @@ export function checkChaosRun(input: ChaosInput): ChaosVerdict {
 
   for (const f of faults) {
     for (const note of f.notes ?? []) {
-      violations.push({ kind: 'no-leader', at: f.endAt, round: f.round, message: note });
+      violations.push({ kind: 'round-problem', at: f.endAt, round: f.round, message: note });
     }
   }
 
