@@ -27,7 +27,9 @@ export class TermHeartbeat {
   }
 
   private async loop(term: LeaderTerm, periodMs: number): Promise<void> {
-    while (!term.signal.aborted) {
+    // term.isLive() re-checks the renew deadline at call time: after a pause (SIGSTOP, a
+    // blocked event loop) it reads false before any timer of the elector has run.
+    while (term.isLive()) {
       this.events.termWork('heartbeat', term);
       try {
         await sleep(periodMs, undefined, { signal: term.signal });
