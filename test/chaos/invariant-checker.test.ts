@@ -255,4 +255,22 @@ describe('chaos invariant checker', () => {
     const cutOff = fault(1, 'partition-blackhole', 4000, 6000, { blind: ['c#3'] });
     assert.deepEqual(kinds(input(processes, [cutOff], probes)), []);
   });
+
+  it('accepts a follower whose answer already shows a term begun after the probe was sent', () => {
+    const processes = [
+      ...cleanHandover(),
+      proc('d#4', 3, [acquired('d', 3, 9050), ...beats('d', 3, 9050, 9500)]),
+      proc('c#3', 2, []),
+    ];
+    processes[1] = proc('b#2', 1, [acquired('b', 2, 4500), ...beats('b', 2, 4500, 9000)]);
+    const probes: ProbeSample[] = [
+      {
+        instance: 'c#3',
+        at: T0 + 9000,
+        healthz: 200,
+        leader: { isLeader: false, leaseTransitions: 3 },
+      },
+    ];
+    assert.deepEqual(kinds(input(processes, [], probes)), []);
+  });
 });
