@@ -50,6 +50,13 @@ describe('demo configuration from the environment', { timeout: 60_000 }, () => {
     assert.match(stderr, /METRICS must be on or off, got "yes"/);
   });
 
+  it('rejects invalid fault-injection settings (DEMO_DEBUG_HOOKS, LEADER_HEARTBEAT_MS)', async () => {
+    const { exit, stderr } = await run({ DEMO_DEBUG_HOOKS: 'yes', LEADER_HEARTBEAT_MS: '5' });
+    assert.equal(exit.code, 78);
+    assert.match(stderr, /DEMO_DEBUG_HOOKS must be 1, true, 0 or false, got "yes"/);
+    assert.match(stderr, /LEADER_HEARTBEAT_MS must be a whole number ≥ 10, got "5"/);
+  });
+
   it("reports timings the library rejects with the library's rule", async () => {
     const { exit, stderr } = await run({
       LEASE_DURATION_SECONDS: '4',

@@ -11,12 +11,14 @@ import {
 } from 'nest-leader';
 import type { DemoConfig } from './demo.config.js';
 import { DEMO_CONFIG, SHARD_ELECTION } from './demo.constants.js';
+import { DebugController } from './debug/debug.controller.js';
 import { EventLog } from './event-log.service.js';
 import { HealthController } from './health/health.controller.js';
 import { JobDispatcher } from './jobs/job-dispatcher.service.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { Reconciler } from './jobs/reconciler.service.js';
 import { ShardReconciler } from './jobs/shard-reconciler.service.js';
+import { TermHeartbeat } from './jobs/term-heartbeat.service.js';
 import { LeaderController } from './leadership/leader.controller.js';
 import { LeadershipEventsListener } from './leadership/leadership-events.listener.js';
 import { ShutdownEventsListener } from './shutdown-events.listener.js';
@@ -77,7 +79,12 @@ export class AppModule {
         // Namespace, identity, timings and grace come from forRoot(); the shard has its own Lease.
         LeaderModule.registerElection(shardElectionOptions(config)),
       ],
-      controllers: [HealthController, LeaderController, JobsController],
+      controllers: [
+        HealthController,
+        LeaderController,
+        JobsController,
+        ...(config.debugHooks ? [DebugController] : []),
+      ],
       providers: [
         { provide: DEMO_CONFIG, useValue: config },
         LeaderHealthIndicator,
@@ -87,6 +94,7 @@ export class AppModule {
         JobDispatcher,
         Reconciler,
         ShardReconciler,
+        TermHeartbeat,
       ],
     };
   }

@@ -7,14 +7,23 @@
 /** One execution of leader-only work. */
 export interface LeaderWorkEvent {
   event: 'leader-work';
-  /** Which work ran: `dispatch-jobs` (@Cron), `reconcile` (@Interval), `dispatch-jobs-http` (POST). */
+  /**
+   * Which work ran: `dispatch-jobs` (@Cron), `reconcile` (@Interval), `dispatch-jobs-http`
+   * (POST), `heartbeat` (the term-bound loop of `LEADER_HEARTBEAT_MS`).
+   */
   task: LeaderTask;
   /** The replica that ran it (its Lease holderIdentity). */
   identity: string;
   /** `leaseTransitions` of the term it ran in: the fencing token. */
   leaseTransitions: number;
-  /** Wall-clock time, ISO 8601. */
+  /** Wall-clock time, ISO 8601 (ms; comparable across processes on one host). */
   at: string;
+  /**
+   * `heartbeat` lines only: the elector's own call-time check (`isLeader()` on this very term)
+   * when the line was written. The loop itself trusts the term it holds; `false` here means
+   * that check let leader-only work run after the term had ended.
+   */
+  live?: boolean;
 }
 
 /** One execution of the shard reconciler, the leader-only work of the demo's second election. */
@@ -89,7 +98,7 @@ export interface ReplicaStoppedEvent {
   at: string;
 }
 
-export type LeaderTask = 'dispatch-jobs' | 'reconcile' | 'dispatch-jobs-http';
+export type LeaderTask = 'dispatch-jobs' | 'reconcile' | 'dispatch-jobs-http' | 'heartbeat';
 
 export type DemoEvent =
   | LeaderWorkEvent

@@ -47,6 +47,16 @@ export interface DemoConfig {
    * or `standby` (needs `POD_NAME`, `POD_NAMESPACE` and a Kubernetes Lease).
    */
   podRoleLabel: boolean;
+  /**
+   * `LEADER_HEARTBEAT_MS`: while leading, a term-bound loop writes a `heartbeat` leader-work line
+   * every this many ms (the chaos harness uses it as a fine-grained work log); unset: no loop.
+   */
+  heartbeatMs?: number;
+  /**
+   * `DEMO_DEBUG_HOOKS=1`: enables `POST /debug/block-event-loop?ms=N` (blocks the event loop, as
+   * a long GC or CPU starvation would). For fault-injection tests only; off by default.
+   */
+  debugHooks: boolean;
 }
 
 /** The environment is not a valid demo configuration; the message lists every problem. */
@@ -145,7 +155,14 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
     metrics: onOff('METRICS', true),
     kubernetesEvents: onOff('KUBERNETES_EVENTS', lockValue === 'kubernetes'),
     podRoleLabel: onOff('POD_ROLE_LABEL', false),
+    heartbeatMs: number('LEADER_HEARTBEAT_MS', { integer: true, min: 10 }),
+    debugHooks: false,
   };
+  const debugHooks = read('DEMO_DEBUG_HOOKS') ?? '0';
+  if (debugHooks === '1' || debugHooks === 'true') config.debugHooks = true;
+  else if (debugHooks !== '0' && debugHooks !== 'false') {
+    problems.push(`DEMO_DEBUG_HOOKS must be 1, true, 0 or false, got "${debugHooks}"`);
+  }
   if (problems.length > 0) throw new DemoConfigError(problems);
   return config;
 }

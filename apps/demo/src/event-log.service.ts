@@ -53,6 +53,25 @@ export class EventLog {
     });
   }
 
+  /**
+   * Records one unit of work of a term-bound loop (not a `@LeaderOnly()` invocation): the line
+   * carries `term`'s fencing token and, as `live`, whether the elector still counts that term
+   * as live at this moment (its call-time check).
+   */
+  termWork(task: LeaderTask, term: LeaderTerm): LeaderWorkEvent {
+    const live = this.leader.isLeader() && this.leader.term === term;
+    const event: LeaderWorkEvent = {
+      event: 'leader-work',
+      task,
+      identity: this.leader.identity,
+      leaseTransitions: term.leaseTransitions,
+      at: new Date().toISOString(),
+      live,
+    };
+    this.write(event);
+    return event;
+  }
+
   started(port: number): void {
     this.write({
       event: 'replica-started',

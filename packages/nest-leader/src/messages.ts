@@ -269,9 +269,10 @@ export const electionMessages = {
   leaseDeleted: (lock: string) =>
     `${lock} was deleted while this candidate led it; stepping down at once.`,
   leaseMissing: (lock: string, holder: string, waitMs: number) =>
-    `${lock} does not exist, but it was last seen held by ${quoted(holder)}: not creating it ` +
-    `for another ${seconds(waitMs)} (leaseDuration since that record last changed), so a ` +
-    'leader that has not noticed the deletion yet stops first.',
+    `${lock} does not exist, but it was last seen held by ${holder ? quoted(holder) : '(nobody)'}: ` +
+    `not creating it for another ${seconds(waitMs)} (leaseDuration since that record last ` +
+    'changed and since the Lease was found missing), so a leader that has not noticed the ' +
+    'deletion yet stops first.',
   transitionsWrapped: (lock: string, max: number) =>
     `${lock}: leaseTransitions reached ${max}, the largest value Lease.spec.leaseTransitions ` +
     '(an int32) holds; this term restarts it at 0. Fencing tokens restart: reset downstream ' +
@@ -285,6 +286,10 @@ export const electionMessages = {
   duplicateIdentity: (lock: string, identity: string) =>
     `${lock} was renewed by another process using the same identity "${identity}"; ` +
     'stepping down. Every candidate needs a unique identity (POD_NAME, or hostname-pid).',
+  namesakeHolds: (lock: string, identity: string) =>
+    `${lock} names this candidate's identity "${identity}" but was not written by it, and ` +
+    'someone keeps renewing it: another process uses the same identity. Not taking it until ' +
+    'it expires. Every candidate needs a unique identity (POD_NAME, or hostname-pid).',
   recampaign: (lock: string) => `Lost ${lock}; campaigning again with a new term.`,
   stoppedAfterLoss: (lock: string) => `Lost ${lock}; not campaigning again (onLost: 'stop').`,
   released: (identity: string, lock: string) =>

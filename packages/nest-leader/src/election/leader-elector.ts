@@ -153,6 +153,8 @@ export class LeaderElector {
   private highestTransitions: number | undefined;
   /** Set while the Lease is missing and we wait out the last holder's lease (logged once). */
   private missingReported = false;
+  /** Monotonic time this candidate first found the Lease missing; cleared once it exists again. */
+  private missingSinceMs: number | undefined;
   private reportedLeader: string | undefined;
   /** The watch reported the record deleted since the last attempt. */
   private deletionSeen = false;
@@ -583,8 +585,11 @@ export class LeaderElector {
     }
     if (!current) return this.recreate(active, now, leaseDurationSeconds, signal);
     this.missingReported = false;
+    this.missingSinceMs = undefined;
 
     // 3. Judge the record by when WE saw it change.
+    const renewedSinceLastRead =
+      this.observed !== undefined && !sameElectionRecord(this.observed.record, current.record);
     this.observe(current);
     const record = current.record;
     if (active) {
@@ -600,10 +605,20 @@ export class LeaderElector {
         return HELD_BY_OTHER;
       }
     } else {
-      const heldByOther =
-        record.holderIdentity !== '' &&
-        (record.holderIdentity !== this.identity || this.sharedIdentitySuspected);
-      if (heldByOther && !this.observedExpired()) return HELD_BY_OTHER;
+      // A Lease naming us that we did not write (a restarted process, or a second process
+      // with our identity) is someone else's until it expires by our observation: taking it
+      // back at once, as client-go does, lets two live namesakes lead together.
+      const ours =
+        record.holderIdentity === this.identity &&
+        !this.sharedIdentitySuspected &&
+        record.leaseTransitions === this.ownTransitions;
+      const heldByOther = record.holderIdentity !== '' && !ours;
+      if (heldByOther && !this.observedExpired()) {
+        if (record.holderIdentity === this.identity && renewedSinceLastRead) {
+          this.suspectNamesake();
+        }
+        return HELD_BY_OTHER;
+      }
     }
 
     // 4. Renew (keep acquireTime and leaseTransitions) or take over (a new term).
@@ -618,6 +633,13 @@ export class LeaderElector {
           leaseTransitions: this.nextTransitions(record.leaseTransitions),
         };
     return this.write('update', next, current.version, signal, active);
+  }
+
+  /** Another live process writes the Lease under our identity: warn once, and keep off it. */
+  private suspectNamesake(): void {
+    if (this.sharedIdentitySuspected) return;
+    this.sharedIdentitySuspected = true;
+    this.logger.warn(electionMessages.namesakeHolds(this.lock.description, this.identity));
   }
 
   /**
@@ -637,8 +659,8 @@ export class LeaderElector {
       this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
       return LEASE_DELETED;
     }
-    const waitMs = this.msUntilObservedExpiry();
-    if (waitMs > 0 && Number.isFinite(waitMs)) {
+    const waitMs = this.msUntilMissingLeaseMayBeCreated();
+    if (waitMs > 0) {
       if (!this.missingReported) {
         this.missingReported = true;
         const holder = this.observed!.record.holderIdentity;
@@ -665,6 +687,7 @@ export class LeaderElector {
     active: ActiveTerm | undefined,
   ): Promise<Attempt> {
     // Before sending: the write may succeed even if we never see the answer.
+    const previousOwn = this.ownTransitions;
     this.ownTransitions = record.leaseTransitions;
     const writeStartedMs = this.clock.nowMs();
     try {
@@ -679,6 +702,9 @@ export class LeaderElector {
       this.recordWrite(record, written);
       return { outcome: 'leading', writeStartedMs };
     } catch (error) {
+      // A conflict means this write did not happen: a record at these transitions is not ours
+      // (it may be a namesake's that won the race).
+      if (error instanceof LockConflictError) this.ownTransitions = previousOwn;
       if (active && !signal.aborted && isNotFound(error)) {
         this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
         return LEASE_DELETED;
@@ -705,6 +731,23 @@ export class LeaderElector {
    * Ms until the observed record expires by our clock (≤ 0: expired); +Infinity when there is
    * nothing to wait for (no record seen yet, or it is free).
    */
+  /**
+   * How long a candidate that found the Lease missing waits before creating it, ms (≤ 0: now).
+   * One that never saw a record cannot know there was a leader: 0, as client-go. One that saw
+   * a record waits until that record would have expired by its observation AND a full
+   * leaseDuration since it first found the Lease missing: its last sighting may be stale (it
+   * was cut off from the API server while someone else took over), and a leader still
+   * renewing notices the deletion, and stops, within that time.
+   */
+  private msUntilMissingLeaseMayBeCreated(): number {
+    if (!this.observed) return 0;
+    const nowMs = this.clock.nowMs();
+    this.missingSinceMs ??= nowMs;
+    const observedExpiryMs = this.msUntilObservedExpiry();
+    const sinceMissingMs = this.missingSinceMs + this.config.leaseDurationMs - nowMs;
+    return Math.max(Number.isFinite(observedExpiryMs) ? observedExpiryMs : 0, sinceMissingMs);
+  }
+
   private msUntilObservedExpiry(): number {
     if (!this.observed || this.observed.record.holderIdentity === '') return Infinity;
     const { record, observedAtMs } = this.observed;

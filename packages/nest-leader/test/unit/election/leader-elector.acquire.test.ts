@@ -149,7 +149,7 @@ describe('LeaderElector: acquiring', () => {
     assert.equal(w.lock.read()!.record.leaseTransitions, 1);
   });
 
-  test('a restarted process with the same identity takes its own Lease back at once', async () => {
+  test('a restarted process with the same identity waits out its old Lease (it cannot tell it from a namesake)', async () => {
     const w = world();
     w.lock.set({
       holderIdentity: 'a',
@@ -157,13 +157,17 @@ describe('LeaderElector: acquiring', () => {
       leaseTransitions: 3,
       renewTime: w.clock.wallNow(),
     });
-    const { elector, log } = candidate('a', w);
+    const { elector, log, logger } = candidate('a', w);
 
     elector.start();
-    await w.clock.advance(0);
+    await w.clock.advance(s(14));
+    assert.equal(elector.isLeader(), false, 'a Lease it did not write is not its own');
+    assert.deepEqual(log.events, []);
 
+    await w.clock.advance(s(2));
     assert.equal(elector.isLeader(), true);
     assert.deepEqual(log.events, ['started 4']);
+    assert.deepEqual(logger.matching('WARN', 'same identity'), [], 'nobody renewed it: no warning');
     await elector.stop();
   });
 

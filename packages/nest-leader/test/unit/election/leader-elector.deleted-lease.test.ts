@@ -42,7 +42,8 @@ describe('LeaderElector: a Lease deleted under a live leader', () => {
     await w.clock.advance(0);
     w.lock.delete();
 
-    await w.clock.advance(s(16));
+    // leaseDuration after it found the Lease missing (its first attempt after the deletion).
+    await w.clock.advance(s(18));
 
     assert.equal(elector.isLeader(), true);
     assert.deepEqual(log.events, ['started 42']);
@@ -114,8 +115,8 @@ describe('LeaderElector: a Lease deleted under a live leader', () => {
     elector.start();
     await w.clock.advance(s(4)); // renewed at 2 s and 4 s
 
-    w.lock.delete();
-    await w.clock.advance(s(15) - 1);
+    w.lock.delete(); // found missing at the renewal at 6 s: not recreated before 21 s
+    await w.clock.advance(s(17) - 1);
     assert.deepEqual(log.events, ['started 0', 'stopped 0']);
     assert.equal(w.lock.read(), undefined);
 
@@ -134,7 +135,8 @@ describe('LeaderElector: a Lease deleted under a live leader', () => {
     await elector.stop();
   });
 
-  test('a Lease released (holder empty) and then deleted is recreated at once, +1', async () => {
+  test('a Lease released (holder empty) and then deleted is recreated leaseDuration after it went missing, +1', async () => {
+    // Its last sighting (a free Lease) may be stale: someone may have taken it since, unseen.
     const w = world();
     w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 7 });
     const { elector, log } = candidate('a', w);
@@ -143,8 +145,10 @@ describe('LeaderElector: a Lease deleted under a live leader', () => {
     elector.start();
     await w.clock.advance(0);
     w.lock.delete();
-    await w.clock.advance(s(3));
+    await w.clock.advance(s(14));
+    assert.deepEqual(log.events, []);
 
+    await w.clock.advance(s(4));
     assert.deepEqual(log.events, ['started 8']);
     await elector.stop();
   });

@@ -242,7 +242,7 @@ describe('LeaderElector: renewing and stepping down', () => {
     await elector.stop();
   });
 
-  test('two processes with one identity: the older leader warns and yields for good', async () => {
+  test('two processes with one identity: the first keeps leading, the second warns and waits', async () => {
     const w = world();
     const first = candidate('same', w);
     const second = candidate('same', w);
@@ -252,13 +252,20 @@ describe('LeaderElector: renewing and stepping down', () => {
     second.elector.start();
     await w.clock.advance(s(2));
 
-    assert.equal(first.elector.isLeader(), false);
-    assert.equal(second.elector.isLeader(), true);
+    assert.equal(first.elector.isLeader(), true);
+    assert.equal(second.elector.isLeader(), false);
     await w.clock.advance(s(60));
-    assert.equal(first.elector.isLeader(), false);
-    assert.equal(second.elector.isLeader(), true);
-    assert.equal(first.logger.matching('WARN', 'same identity "same"').length, 1);
+    assert.equal(first.elector.isLeader(), true);
+    assert.equal(second.elector.isLeader(), false);
+    assert.deepEqual(second.log.events, []);
+    assert.equal(second.logger.matching('WARN', 'uses the same identity').length, 1);
+    assert.deepEqual(first.log.events, ['started 0']);
+
+    // The first stops without releasing (a crash): the second takes over once it expired.
     await first.elector.stop();
+    await w.clock.advance(s(17));
+    assert.equal(second.elector.isLeader(), true);
+    assert.deepEqual(second.log.events, ['started 1']);
     await second.elector.stop();
   });
 

@@ -1,0 +1,113 @@
+/**
+ * Defects the chaos harness (test/chaos, `pnpm chaos`) found on the real API server, replayed
+ * deterministically with MemoryLock and the manual clock.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { LeaseApiError, type ResourceLock } from 'nest-leader';
+import { candidate, s, world } from './elector.fixture.js';
+
+/** `lock` as seen through one replica's own network link, which can be cut. */
+function linkTo(lock: ResourceLock): { lock: ResourceLock; cut: boolean } {
+  const link = { cut: false, lock: undefined as unknown as ResourceLock };
+  const unreachable = () =>
+    new LeaseApiError({
+      kind: 'transient',
+      verb: 'get',
+      name: 'test',
+      namespace: 'default',
+    });
+  link.lock = {
+    description: lock.description,
+    get: (signal) => (link.cut ? Promise.reject(unreachable()) : lock.get(signal)),
+    create: (record, signal) =>
+      link.cut ? Promise.reject(unreachable()) : lock.create(record, signal),
+    update: (record, version, signal) =>
+      link.cut ? Promise.reject(unreachable()) : lock.update(record, version, signal),
+  };
+  return link;
+}
+
+describe('LeaderElector: chaos findings', () => {
+  test('a second process with the leader identity never leads while the first still renews', async () => {
+    // same-identity fault: the namesake took the Lease at once with a new token while the
+    // first kept working until its next renewal (87–454 ms of overlapping leader work).
+    const w = world();
+    const first = candidate('same', w);
+    const second = candidate('same', w);
+    first.elector.start();
+    await w.clock.advance(0);
+    second.elector.start();
+    for (let elapsed = 100; elapsed <= s(40); elapsed += 100) {
+      await w.clock.advance(100);
+      assert.ok(
+        !(first.elector.isLeader() && second.elector.isLeader()),
+        `both lead ${elapsed} ms after the second started`,
+      );
+    }
+    assert.equal(first.elector.isLeader(), true, 'the first keeps leading while it renews');
+    assert.equal(second.log.events.length, 0, 'the namesake never started a term');
+    await first.elector.stop();
+    await second.elector.stop();
+  });
+
+  test('two processes with one identity racing for a free Lease: the loser of the race does not retake it', async () => {
+    const w = world();
+    w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 5 });
+    const first = candidate('same', w);
+    const second = candidate('same', w);
+    first.elector.start();
+    second.elector.start();
+    for (let elapsed = 10; elapsed <= s(40); elapsed += 10) {
+      await w.clock.advance(10);
+      assert.ok(
+        !(first.elector.isLeader() && second.elector.isLeader()),
+        `both lead ${elapsed} ms after they started`,
+      );
+    }
+    const terms = [...first.log.terms, ...second.log.terms].map((t) => t.leaseTransitions);
+    assert.deepEqual(terms, [6], 'one term, taken by the winner of the race');
+    await first.elector.stop();
+    await second.elector.stop();
+  });
+
+  test('a Lease deleted while a replica was cut off: it does not recreate it under the live leader', async () => {
+    // lease-deleted right after a partition: the replica that had been cut off never saw the
+    // new leader's record, found the Lease missing, and created it at once (its last sighting
+    // was old) — 109 ms of two leaders, both with token 14.
+    const w = world();
+    const aLink = linkTo(w.lock);
+    const bLink = linkTo(w.lock);
+    const a = candidate('a', w, { lock: aLink.lock, releaseOnStop: false });
+    // b retries every 2.2 s: its attempts drift against c's renewals (every 2 s).
+    const b = candidate('b', w, { lock: bLink.lock, random: () => 0.5 });
+    const c = candidate('c', w);
+    a.elector.start();
+    await w.clock.advance(0);
+    b.elector.start();
+    c.elector.start();
+    await w.clock.advance(s(1));
+    bLink.cut = true; // b is cut off from the API server
+    aLink.cut = true; // and a (the leader) too: c takes over after the lease
+    await w.clock.advance(s(30));
+    assert.equal(c.elector.isLeader(), true);
+    await a.elector.stop();
+
+    // Right after one of c's renewals, b's link comes back and the Lease is deleted: b's
+    // first answer is 404, and its next attempt comes before c's next renewal.
+    const renewals = w.lock.calls.update;
+    while (w.lock.calls.update === renewals) await w.clock.advance(10);
+    bLink.cut = false;
+    w.lock.delete();
+    for (let elapsed = 10; elapsed <= s(60); elapsed += 10) {
+      await w.clock.advance(10);
+      assert.ok(
+        !(b.elector.isLeader() && c.elector.isLeader()),
+        `b and c both lead ${elapsed} ms after the deletion`,
+      );
+    }
+    assert.ok(b.elector.isLeader() || c.elector.isLeader(), 'someone leads again');
+    await b.elector.stop();
+    await c.elector.stop();
+  });
+});

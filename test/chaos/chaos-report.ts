@@ -1,0 +1,139 @@
+/**
+ * The JSON report of a chaos run: settings, the bound of every fault kind, every fault applied,
+ * every transition with its gap, gaps per fault kind (p50 / p99 / max), violations. Pure.
+ */
+import {
+  type BoundAllowances,
+  type ChaosTimings,
+  FAULT_KINDS,
+  FAULT_SPECS,
+  type FaultKind,
+  gapBoundMs,
+} from './fault-kinds.js';
+import type {
+  ChaosVerdict,
+  FaultRecord,
+  TransitionRecord,
+  Violation,
+} from './invariant-checker.js';
+
+/** Distribution of gaps, ms. */
+export interface GapStats {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface FaultKindSummary {
+  /** Faults of this kind applied. */
+  faults: number;
+  /** Transitions whose gap began in a round of this kind. */
+  transitions: number;
+  /** Leaderless gaps of those transitions. */
+  gapMs: GapStats;
+  /** The bound (for API faults: with the largest measured downtime). */
+  boundMs: number;
+  boundFormula: string;
+  action: string;
+  reasoning: string;
+}
+
+export interface ChaosReport {
+  seed: number;
+  command: string;
+  startedAt: string;
+  endedAt: string;
+  durationSeconds: number;
+  replicas: number;
+  timings: ChaosTimings;
+  allowances: BoundAllowances;
+  /** Setup time by step (toxiproxy build/start, control plane, RBAC, links), ms. */
+  setupMs: Record<string, number>;
+  toxiproxyVersion: string;
+  transitions: number;
+  terms: number;
+  processes: number;
+  probes: number;
+  byFault: Partial<Record<FaultKind | 'startup', FaultKindSummary>>;
+  violations: Violation[];
+  faults: FaultRecord[];
+  transitionLog: TransitionRecord[];
+}
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export function gapStats(values: readonly number[]): GapStats {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    count: sorted.length,
+    p50: Math.round(percentile(sorted, 50)),
+    p99: Math.round(percentile(sorted, 99)),
+    max: Math.round(sorted.at(-1) ?? 0),
+  };
+}
+
+export interface ReportInput {
+  seed: number;
+  command: string;
+  startedAt: number;
+  endedAt: number;
+  replicas: number;
+  timings: ChaosTimings;
+  allowances: BoundAllowances;
+  setupMs: Record<string, number>;
+  toxiproxyVersion: string;
+  faults: FaultRecord[];
+  verdict: ChaosVerdict;
+  processes: number;
+  probes: number;
+}
+
+export function buildChaosReport(input: ReportInput): ChaosReport {
+  const { verdict, faults, timings, allowances } = input;
+  const byFault: ChaosReport['byFault'] = {};
+  for (const kind of [...FAULT_KINDS, 'startup'] as const) {
+    const ofKind = faults.filter((f) => f.kind === kind);
+    const transitions = verdict.transitions.filter((t) => t.cause === kind && t.from);
+    if (ofKind.length === 0 && transitions.length === 0) continue;
+    const spec = kind === 'startup' ? undefined : FAULT_SPECS[kind];
+    const boundMs = Math.max(
+      gapBoundMs(kind, timings, allowances),
+      ...ofKind.map((f) => f.boundMs),
+    );
+    byFault[kind] = {
+      faults: ofKind.length,
+      transitions: transitions.length,
+      gapMs: gapStats(transitions.map((t) => t.gapMs)),
+      boundMs: Math.round(boundMs),
+      boundFormula: spec?.boundFormula ?? 'L + J·R + H + S',
+      action: spec?.action ?? 'the first election',
+      reasoning: spec?.reasoning ?? 'nobody holds the Lease yet',
+    };
+  }
+  return {
+    seed: input.seed,
+    command: input.command,
+    startedAt: new Date(input.startedAt).toISOString(),
+    endedAt: new Date(input.endedAt).toISOString(),
+    durationSeconds: Math.round((input.endedAt - input.startedAt) / 1000),
+    replicas: input.replicas,
+    timings,
+    allowances,
+    setupMs: input.setupMs,
+    toxiproxyVersion: input.toxiproxyVersion,
+    transitions: verdict.transitions.filter((t) => t.from).length,
+    terms: verdict.terms.length,
+    processes: input.processes,
+    probes: input.probes,
+    byFault,
+    violations: verdict.violations,
+    faults,
+    transitionLog: verdict.transitions,
+  };
+}

@@ -1,0 +1,38 @@
+/** The human summary of a chaos report: one line per fault kind, then every violation. */
+import type { ChaosReport } from './chaos-report.js';
+
+const sec = (ms: number) => (ms / 1000).toFixed(2);
+
+export function formatSummary(report: ChaosReport): string {
+  const rows = [
+    ['fault', 'applied', 'transitions', 'gap p50 s', 'p99 s', 'max s', 'bound s'],
+    ...Object.entries(report.byFault).map(([kind, f]) => [
+      kind,
+      String(f!.faults),
+      String(f!.transitions),
+      sec(f!.gapMs.p50),
+      sec(f!.gapMs.p99),
+      sec(f!.gapMs.max),
+      sec(f!.boundMs),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const table = rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+        .join('  '),
+    )
+    .join('\n');
+  const head =
+    `seed ${report.seed}: ${report.transitions} transitions, ${report.faults.length} faults, ` +
+    `${report.terms} terms, ${report.processes} processes, ${report.probes} probes in ` +
+    `${Math.round(report.durationSeconds / 6) / 10} min`;
+  const violations =
+    report.violations.length === 0
+      ? '0 violations: no overlapping terms, no work after a term ended, tokens increasing, every gap within its bound, no crash or wedge'
+      : `${report.violations.length} VIOLATIONS:\n${report.violations
+          .map((v) => `  [${v.kind}] round ${v.round ?? '-'}: ${v.message}`)
+          .join('\n')}`;
+  return `${head}\n${table}\n${violations}`;
+}

@@ -1,0 +1,229 @@
+/**
+ * Applies one fault of the catalogue (fault-kinds.ts) to the running system and heals it:
+ * signals to the leader's process, toxics on the leader's link only, the API server stopped
+ * or restarted, a foreign writer on the Lease, the Lease deleted, the leader's event loop
+ * blocked, a second process with the leader's identity. Returns what the checker must know
+ * (who may not answer probes, whose view may lag, measured downtime).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import type { ChaosCluster } from './chaos-cluster.js';
+import type { ChaosFleet, FleetProcess } from './chaos-fleet.js';
+import { type ChaosTimings, type FaultKind, faultDurations } from './fault-kinds.js';
+import { ForeignWriter } from './foreign-writer.js';
+
+/** What applying a fault produced. */
+export interface AppliedFault {
+  unresponsive: string[] | 'all';
+  blind: string[] | 'all';
+  measurements: Record<string, number>;
+  /** Processes to restart once the round's new leader is known (killed slots). */
+  restartSlots: number[];
+  /** Things that went wrong while applying (not invariant violations by themselves). */
+  notes: string[];
+}
+
+export interface FaultContext {
+  cluster: ChaosCluster;
+  fleet: ChaosFleet;
+  timings: ChaosTimings;
+  leaseName: string;
+  /** Waits until more than `termsBefore` terms were announced (false after `timeoutMs`). */
+  waitForNewTerm(termsBefore: number, timeoutMs: number): Promise<boolean>;
+  /** How long to wait for a takeover before giving up on a round, ms. */
+  takeoverTimeoutMs: number;
+}
+
+/**
+ * Applies `kind` to `leader` (the leader's process, leading term `token`; `termsBefore` terms
+ * were announced before) and heals it.
+ * @throws Error only when the harness itself fails (toxiproxy or the control plane).
+ */
+export async function applyFault(
+  kind: FaultKind,
+  leader: FleetProcess,
+  token: number,
+  termsBefore: number,
+  ctx: FaultContext,
+): Promise<AppliedFault> {
+  const { fleet, cluster, timings } = ctx;
+  const durations = faultDurations(timings);
+  const link = cluster.links[leader.slot]!.link;
+  const result: AppliedFault = {
+    unresponsive: [],
+    blind: [],
+    measurements: {},
+    restartSlots: [],
+    notes: [],
+  };
+
+  const killUnder = async (writerPeriodMs: number) => {
+    const writer = new ForeignWriter(
+      cluster.admin,
+      cluster.namespace,
+      ctx.leaseName,
+      writerPeriodMs,
+    );
+    writer.start();
+    try {
+      await sleep(1000);
+      result.unresponsive = [leader.instance];
+      fleet.signal(leader, 'SIGKILL');
+      result.restartSlots.push(leader.slot);
+      await ctx.waitForNewTerm(termsBefore, ctx.takeoverTimeoutMs);
+    } finally {
+      await writer.stop();
+      result.measurements.foreignWrites = writer.writes;
+      result.measurements.foreignMisses = writer.misses;
+    }
+  };
+
+  const onLink = async (apply: () => Promise<void>, holdMs: number) => {
+    result.blind = [leader.instance];
+    await apply();
+    try {
+      await sleep(holdMs);
+    } finally {
+      await link.heal();
+    }
+  };
+
+  switch (kind) {
+    case 'sigkill':
+      result.unresponsive = [leader.instance];
+      fleet.signal(leader, 'SIGKILL');
+      result.restartSlots.push(leader.slot);
+      await leader.exited;
+      break;
+    case 'sigterm':
+      result.unresponsive = [leader.instance];
+      fleet.signal(leader, 'SIGTERM');
+      result.restartSlots.push(leader.slot);
+      await leader.exited;
+      if (leader.exit?.code !== 0) {
+        result.notes.push(
+          `${leader.instance} exited with ${leader.exit?.code ?? leader.exit?.signal} after SIGTERM (expected 0: drained and released)`,
+        );
+      }
+      break;
+    case 'sigstop':
+      result.unresponsive = [leader.instance];
+      result.blind = [leader.instance];
+      leader.unresponsiveUntil = Date.now() + durations.pastLeaseMs + 60_000;
+      fleet.signal(leader, 'SIGSTOP');
+      await sleep(durations.pastLeaseMs);
+      fleet.signal(leader, 'SIGCONT');
+      leader.unresponsiveUntil = 0;
+      break;
+    case 'event-loop-block': {
+      result.unresponsive = [leader.instance];
+      result.blind = [leader.instance];
+      const blockMs = durations.pastLeaseMs;
+      leader.unresponsiveUntil = Date.now() + blockMs + 60_000;
+      try {
+        await leader.replica.request(`/debug/block-event-loop?ms=${blockMs}`, {
+          method: 'POST',
+          timeoutMs: 5000,
+        });
+      } catch (error) {
+        result.notes.push(`could not block ${leader.instance}: ${(error as Error).message}`);
+      }
+      await sleep(blockMs + 50);
+      leader.unresponsiveUntil = 0;
+      break;
+    }
+    case 'partition-blackhole':
+      await onLink(() => link.apply({ kind: 'blackhole' }), durations.pastLeaseMs);
+      break;
+    case 'partition-reset':
+      await onLink(() => link.apply({ kind: 'reset' }), durations.pastLeaseMs);
+      break;
+    case 'slow-close':
+      await onLink(
+        () => link.apply({ kind: 'slow-close', delayMs: 2 * timings.leaseDurationMs }),
+        durations.pastLeaseMs,
+      );
+      break;
+    case 'latency-near':
+      result.measurements.latencyMs = durations.nearLatencyMs;
+      await onLink(
+        () => link.apply({ kind: 'latency', latencyMs: durations.nearLatencyMs }),
+        durations.nearLatencyHoldMs,
+      );
+      break;
+    case 'latency-past':
+      result.measurements.latencyMs = durations.pastLatencyMs;
+      await onLink(
+        () => link.apply({ kind: 'latency', latencyMs: durations.pastLatencyMs }),
+        durations.pastLeaseMs,
+      );
+      break;
+    case 'apiserver-restart': {
+      result.blind = 'all';
+      const started = Date.now();
+      await cluster.controlPlane.restart();
+      result.measurements.apiDowntimeMs = Date.now() - started;
+      break;
+    }
+    case 'apiserver-down': {
+      result.blind = 'all';
+      const started = Date.now();
+      await cluster.controlPlane.stop();
+      await sleep(durations.apiDownMs);
+      await cluster.controlPlane.restart();
+      result.measurements.apiDowntimeMs = Date.now() - started;
+      break;
+    }
+    case 'conflict-storm':
+      await killUnder(durations.stormPeriodMs);
+      break;
+    case 'foreign-writer':
+      await killUnder(durations.foreignWriterPeriodMs);
+      break;
+    case 'lease-deleted': {
+      // The library's documented contract: a replica that saw the current holder does not
+      // recreate a deleted Lease before that holder's lease ran out, and continues its token.
+      // A replica that never saw the current record cannot know (documented exception, as in
+      // client-go), so delete only once every running replica has seen the leader's term.
+      const caughtUp = await everyoneSees(fleet, leader, token, 2 * timings.leaseDurationMs);
+      result.measurements.catchUpMs = caughtUp.waitedMs;
+      if (!caughtUp.ok) {
+        result.notes.push(`not every replica saw term ${token} before the Lease was deleted`);
+      }
+      result.blind = 'all';
+      await cluster.admin
+        .makeApiClient(CoordinationV1Api)
+        .deleteNamespacedLease({ name: ctx.leaseName, namespace: cluster.namespace });
+      break;
+    }
+    case 'same-identity': {
+      const twin = await fleet.spawn(fleet.duplicateSlot, leader.identity);
+      result.blind = [leader.instance, twin.instance];
+      result.unresponsive = [twin.instance];
+      await sleep(durations.duplicateMs);
+      fleet.signal(twin, 'SIGKILL');
+      await twin.exited;
+      break;
+    }
+  }
+  return result;
+}
+
+/** Waits until every running replica's GET /leader reports term `token` (or `timeoutMs`). */
+async function everyoneSees(
+  fleet: ChaosFleet,
+  leader: FleetProcess,
+  token: number,
+  timeoutMs: number,
+): Promise<{ ok: boolean; waitedMs: number }> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    const others = fleet.alive.filter((p) => p !== leader && p.unresponsiveUntil === 0);
+    const seen = await Promise.all(others.map((p) => fleet.status(p, 1000)));
+    if (seen.every((s) => s?.leaseTransitions === token)) {
+      return { ok: true, waitedMs: Math.round(performance.now() - started) };
+    }
+    await sleep(100);
+  }
+  return { ok: false, waitedMs: Math.round(performance.now() - started) };
+}

@@ -1,0 +1,276 @@
+/**
+ * The chaos harness's invariant checker on hand-written logs: each rule must fire on the
+ * situation it exists for (the defects the harness found on the real API server, replayed
+ * as log lines) and stay quiet on a clean handover. No cluster, no processes.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DemoEvent } from '@nest-leader/demo/demo-events';
+import {
+  type ChaosInput,
+  checkChaosRun,
+  collectTerms,
+  type FaultRecord,
+  type ProbeSample,
+  type ProcessLog,
+} from './invariant-checker.js';
+
+const T0 = Date.parse('2026-11-22T12:00:00.000Z');
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+
+const acquired = (identity: string, token: number, ms: number): DemoEvent => ({
+  event: 'leadership-acquired',
+  identity,
+  leaseTransitions: token,
+  at: at(ms),
+});
+const lost = (identity: string, token: number, ms: number): DemoEvent => ({
+  event: 'leadership-lost',
+  identity,
+  leaseTransitions: token,
+  at: at(ms),
+});
+const work = (identity: string, token: number, ms: number, live?: boolean): DemoEvent => ({
+  event: 'leader-work',
+  task: 'heartbeat',
+  identity,
+  leaseTransitions: token,
+  at: at(ms),
+  ...(live === undefined ? {} : { live }),
+});
+/** Heartbeats every 100 ms in [fromMs, toMs]. */
+const beats = (identity: string, token: number, fromMs: number, toMs: number) => {
+  const lines: DemoEvent[] = [];
+  for (let ms = fromMs; ms <= toMs; ms += 100) lines.push(work(identity, token, ms));
+  return lines;
+};
+
+function proc(
+  instance: string,
+  slot: number,
+  events: DemoEvent[],
+  extra: Partial<ProcessLog> = {},
+): ProcessLog {
+  return {
+    instance,
+    identity: instance.split('#')[0]!,
+    slot,
+    events,
+    spawnedAt: T0 - 5000,
+    ...extra,
+  };
+}
+
+function fault(
+  round: number,
+  kind: FaultRecord['kind'],
+  startMs: number,
+  endMs: number,
+  extra: Partial<FaultRecord> = {},
+): FaultRecord {
+  return {
+    round,
+    kind,
+    startAt: T0 + startMs,
+    endAt: T0 + endMs,
+    boundMs: 4200,
+    unresponsive: [],
+    blind: [],
+    ...extra,
+  };
+}
+
+function input(
+  processes: ProcessLog[],
+  faults: FaultRecord[] = [],
+  probes: ProbeSample[] = [],
+): ChaosInput {
+  return {
+    processes,
+    faults,
+    probes,
+    startupBoundMs: 4200,
+    liveness: { failureThreshold: 3, recoveryMs: 6000, lagBoundMs: 3500, staleLeaderMs: 3000 },
+    startedAt: T0,
+    endedAt: T0 + 60_000,
+  };
+}
+
+/** a leads term 1 from 0 to 2 s, is SIGKILLed; b takes term 2 at 4.5 s. */
+function cleanHandover(): ProcessLog[] {
+  return [
+    proc('a#1', 0, [acquired('a', 1, 0), ...beats('a', 1, 0, 2000)], {
+      exit: { at: T0 + 2050, code: null, signal: 'SIGKILL', expected: true },
+    }),
+    proc('b#2', 1, [acquired('b', 2, 4500), ...beats('b', 2, 4500, 9000)]),
+  ];
+}
+
+const kinds = (i: ChaosInput) => checkChaosRun(i).violations.map((v) => v.kind);
+
+describe('chaos invariant checker', () => {
+  it('passes a clean crash handover and measures its gap from the last work line', () => {
+    const verdict = checkChaosRun(input(cleanHandover(), [fault(1, 'sigkill', 2000, 2050)]));
+    assert.deepEqual(verdict.violations, []);
+    assert.equal(verdict.terms.length, 2);
+    const handover = verdict.transitions[1]!;
+    assert.deepEqual(handover.from, { instance: 'a#1', token: 1 });
+    assert.deepEqual(handover.to, { instance: 'b#2', token: 2 });
+    assert.equal(handover.gapMs, 2500);
+    assert.equal(handover.cause, 'sigkill');
+  });
+
+  it('flags a gap longer than the bound of the fault it began under', () => {
+    const processes = cleanHandover();
+    const verdict = checkChaosRun(
+      input(processes, [fault(1, 'conflict-storm', 1500, 3000, { boundMs: 2000 })]),
+    );
+    assert.deepEqual(
+      verdict.violations.map((v) => [v.kind, v.round]),
+      [['gap-too-long', 1]],
+    );
+  });
+
+  it('flags an old term working after the next term was acquired (a paused leader waking up)', () => {
+    const processes = [
+      proc('a#1', 0, [
+        acquired('a', 1, 0),
+        ...beats('a', 1, 0, 1000),
+        work('a', 1, 4700),
+        lost('a', 1, 4701),
+      ]),
+      proc('b#2', 1, [acquired('b', 2, 4500), ...beats('b', 2, 4500, 6000)]),
+    ];
+    const verdict = checkChaosRun(input(processes, [fault(1, 'sigstop', 1000, 4600)]));
+    assert.deepEqual(
+      verdict.violations.map((v) => v.kind),
+      ['overlapping-terms'],
+    );
+    assert.match(verdict.violations[0]!.message, /200 ms of overlap/);
+  });
+
+  it('flags work the elector did not back (live: false) and work after the logged end', () => {
+    const processes = [
+      proc('a#1', 0, [
+        acquired('a', 1, 0),
+        work('a', 1, 100, true),
+        work('a', 1, 200, false),
+        lost('a', 1, 300),
+        work('a', 1, 400),
+      ]),
+    ];
+    assert.deepEqual(kinds(input(processes)), ['work-after-term-ended', 'work-after-term-ended']);
+  });
+
+  it('keeps two terms of one process with the same token apart and flags the repeated token', () => {
+    // The Lease deleted under a live leader, recreated with leaseTransitions 0 (issue 8).
+    const processes = [
+      proc('a#1', 0, [
+        acquired('a', 0, 0),
+        ...beats('a', 0, 0, 1000),
+        lost('a', 0, 1100),
+        acquired('a', 0, 3000),
+        ...beats('a', 0, 3000, 4000),
+      ]),
+    ];
+    const verdict = checkChaosRun(input(processes, [fault(1, 'lease-deleted', 1000, 1010)]));
+    assert.equal(verdict.terms.length, 2);
+    assert.deepEqual(
+      verdict.violations.map((v) => v.kind),
+      ['token-not-increasing'],
+    );
+  });
+
+  it('flags two processes of one identity leading at once (a namesake taking the Lease)', () => {
+    const processes = [
+      proc('a#1', 0, [acquired('a', 3, 0), ...beats('a', 3, 0, 2000), lost('a', 3, 2001)]),
+      proc('a#7', 5, [acquired('a', 4, 1800), ...beats('a', 4, 1800, 3000)]),
+    ];
+    assert.deepEqual(kinds(input(processes)), ['overlapping-terms']);
+  });
+
+  it('groups terms by process and token, ordered by start', () => {
+    const terms = collectTerms(cleanHandover());
+    assert.deepEqual(
+      terms.map((t) => [t.instance, t.token, t.start - T0, t.end - T0, t.workLines]),
+      [
+        ['a#1', 1, 0, 2000, 21],
+        ['b#2', 2, 4500, 9000, 46],
+      ],
+    );
+  });
+
+  it('flags a replica that exited on its own, not one the harness killed', () => {
+    const processes = cleanHandover();
+    processes.push(
+      proc('c#3', 2, [], { exit: { at: T0 + 3000, code: 1, signal: null, expected: false } }),
+    );
+    assert.deepEqual(kinds(input(processes)), ['crashed']);
+  });
+
+  it('flags liveness failing three probes in a row unless a fault on that replica excuses it', () => {
+    const processes = cleanHandover();
+    const probes: ProbeSample[] = [1000, 2000, 3000, 4000].map((ms) => ({
+      instance: 'b#2',
+      at: T0 + ms,
+      healthz: ms === 1000 ? 200 : 503,
+    }));
+    assert.deepEqual(kinds(input(processes, [], probes)), ['liveness-failing']);
+    const excusing = fault(1, 'sigstop', 1500, 2500, { unresponsive: ['b#2'] });
+    assert.deepEqual(kinds(input(processes, [excusing], probes)), []);
+  });
+
+  it('flags a replica that answers healthy while claiming a term long superseded', () => {
+    const processes = cleanHandover();
+    const probe = (ms: number): ProbeSample => ({
+      instance: 'a#1',
+      at: T0 + ms,
+      healthz: 200,
+      leader: { isLeader: true, leaseTransitions: 1 },
+    });
+    const stale = { ...processes[0]!, exit: undefined };
+    assert.deepEqual(kinds(input([stale, processes[1]!], [], [probe(5000)])), []);
+    assert.deepEqual(kinds(input([stale, processes[1]!], [], [probe(8000), probe(9000)])), [
+      'healthy-while-wedged',
+    ]);
+  });
+
+  it('flags a healthy follower that never sees the new term, unless its view was cut off', () => {
+    const processes = [...cleanHandover(), proc('c#3', 2, [])];
+    const probes: ProbeSample[] = [
+      {
+        instance: 'c#3',
+        at: T0 + 5000,
+        healthz: 200,
+        leader: { isLeader: false, leaseTransitions: 1 },
+      },
+      {
+        instance: 'c#3',
+        at: T0 + 9000,
+        healthz: 200,
+        leader: { isLeader: false, leaseTransitions: 1 },
+      },
+    ];
+    assert.deepEqual(kinds(input(processes, [], probes)), ['healthy-while-wedged']);
+    const cutOff = fault(1, 'partition-blackhole', 4000, 6000, { blind: ['c#3'] });
+    assert.deepEqual(kinds(input(processes, [cutOff], probes)), []);
+  });
+
+  it('accepts a follower whose answer already shows a term begun after the probe was sent', () => {
+    const processes = [
+      ...cleanHandover(),
+      proc('d#4', 3, [acquired('d', 3, 9050), ...beats('d', 3, 9050, 9500)]),
+      proc('c#3', 2, []),
+    ];
+    processes[1] = proc('b#2', 1, [acquired('b', 2, 4500), ...beats('b', 2, 4500, 9000)]);
+    const probes: ProbeSample[] = [
+      {
+        instance: 'c#3',
+        at: T0 + 9000,
+        healthz: 200,
+        leader: { isLeader: false, leaseTransitions: 3 },
+      },
+    ];
+    assert.deepEqual(kinds(input(processes, [], probes)), []);
+  });
+});

@@ -1,0 +1,426 @@
+/**
+ * The chaos harness's judge: reads what every replica process actually did (its event log,
+ * wall-clock times from one host) plus the harness's own records (faults, probes, exits) and
+ * lists the terms, the transitions with their leaderless gaps, and every violation of:
+ * - safety: two terms whose work overlaps in time; leader-only work after its term ended; a
+ *   term token (`leaseTransitions`) that does not increase;
+ * - liveness: a gap longer than the bound of the fault that caused it; a crashed replica; a
+ *   liveness probe failing while nothing excuses it; a replica that answers healthy while it
+ *   is wedged. Pure: no I/O.
+ */
+import type { DemoEvent, LeaderWorkEvent } from '@nest-leader/demo/demo-events';
+import type { FaultKind } from './fault-kinds.js';
+
+/** One replica process's log and fate. Times are wall-clock ms (`Date.now()` scale). */
+export interface ProcessLog {
+  /** Unique per process: `<identity>#<n>`. */
+  instance: string;
+  identity: string;
+  /** Row in the picture: the replica slot (the duplicate-identity slot included). */
+  slot: number;
+  pid?: number;
+  events: readonly DemoEvent[];
+  /** When the harness received each event (wall-clock ms, same order): for diagnosis only. */
+  receivedAt?: readonly number[];
+  spawnedAt: number;
+  /** When the harness sent it SIGTERM/SIGKILL (probe failures after that are expected). */
+  stoppingAt?: number;
+  exit?: ProcessExit;
+}
+
+/** How a process ended. */
+export interface ProcessExit {
+  at: number;
+  code: number | null;
+  signal: string | null;
+  /** True when the harness killed or stopped it (a fault, or the end of the run). */
+  expected: boolean;
+}
+
+/** One fault as the harness applied it. */
+export interface FaultRecord {
+  round: number;
+  kind: FaultKind;
+  /** The process it targeted (the leader's instance), if any. */
+  target?: string;
+  startAt: number;
+  /** When the harness finished applying and healing it. */
+  endAt: number;
+  /** Longest leaderless gap it may cause, ms. */
+  boundMs: number;
+  /** Processes that may not answer probes in [startAt, endAt + recoveryMs]; 'all' for API faults. */
+  unresponsive: readonly string[] | 'all';
+  /** Processes (or 'all') whose view of the Lease may lag in [startAt, endAt + recoveryMs]. */
+  blind: readonly string[] | 'all';
+  /** Extra figures (API downtime…). */
+  measurements?: Record<string, number>;
+  /** Harness-level problems in this round (no leader in time…), already violations. */
+  notes?: string[];
+}
+
+/** One probe of one process: GET /healthz and GET /leader. */
+export interface ProbeSample {
+  instance: string;
+  at: number;
+  /** HTTP status of /healthz, or 'timeout' / 'error' when it did not answer. */
+  healthz: number | 'timeout' | 'error';
+  /** GET /leader, when it answered. */
+  leader?: { isLeader: boolean; leaseTransitions: number | null };
+}
+
+/** Thresholds of the liveness checks, ms. */
+export interface LivenessRules {
+  /** Consecutive failed probes that count as a failing liveness probe (kubelet's failureThreshold). */
+  failureThreshold: number;
+  /** Extra time after a fault's end during which its effects are excused. */
+  recoveryMs: number;
+  /** A follower may lag the newest term by this long before it counts as wedged. */
+  lagBoundMs: number;
+  /** A replica may claim to lead this long after a newer term began. */
+  staleLeaderMs: number;
+}
+
+export interface ChaosInput {
+  processes: readonly ProcessLog[];
+  faults: readonly FaultRecord[];
+  probes: readonly ProbeSample[];
+  /** Bound for gaps before the first fault (the initial election). */
+  startupBoundMs: number;
+  liveness: LivenessRules;
+  /** When the election began (every first replica listening) and the run ended (wall ms). */
+  startedAt: number;
+  endedAt: number;
+}
+
+/** One term as the logs show it. */
+export interface TermRecord {
+  instance: string;
+  identity: string;
+  slot: number;
+  token: number;
+  acquiredAt?: number;
+  lostAt?: number;
+  firstWorkAt?: number;
+  lastWorkAt?: number;
+  workLines: number;
+  /** acquiredAt, or the first work line. */
+  start: number;
+  /** The last work line (what it actually did), or `start` without work. */
+  end: number;
+}
+
+/** One change of leadership and the leaderless gap before it. */
+export interface TransitionRecord {
+  from?: { instance: string; token: number };
+  to: { instance: string; token: number };
+  at: number;
+  /** Leaderless time before `to` started, ms (0 when the new term started before the old ended). */
+  gapMs: number;
+  gapStartAt: number;
+  /** The fault of the round in which the new term began, or 'startup'. */
+  cause: FaultKind | 'startup';
+  round: number;
+  boundMs: number;
+}
+
+export type ViolationKind =
+  | 'overlapping-terms'
+  | 'work-after-term-ended'
+  | 'token-not-increasing'
+  | 'gap-too-long'
+  | 'unexpected-transition'
+  | 'round-problem'
+  | 'crashed'
+  | 'liveness-failing'
+  | 'healthy-while-wedged';
+
+export interface Violation {
+  kind: ViolationKind;
+  at: number;
+  round?: number;
+  message: string;
+}
+
+export interface ChaosVerdict {
+  terms: TermRecord[];
+  transitions: TransitionRecord[];
+  violations: Violation[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function isWork(event: DemoEvent): event is LeaderWorkEvent {
+  return event.event === 'leader-work';
+}
+
+/**
+ * Every term found in the logs, ordered by start. A `leadership-acquired` line opens a term of
+ * its process (even one with a token that process had before: a repeated token is itself a
+ * violation, not the same term); work lines and `leadership-lost` belong to the latest term of
+ * their process with their token.
+ */
+export function collectTerms(processes: readonly ProcessLog[]): TermRecord[] {
+  const list: TermRecord[] = [];
+  for (const p of processes) {
+    const latest = new Map<number, TermRecord>();
+    const open = (token: number): TermRecord => {
+      const term: TermRecord = {
+        instance: p.instance,
+        identity: p.identity,
+        slot: p.slot,
+        token,
+        workLines: 0,
+        start: Infinity,
+        end: -Infinity,
+      };
+      latest.set(token, term);
+      list.push(term);
+      return term;
+    };
+    for (const event of p.events) {
+      const at = Date.parse(event.at);
+      if (event.event === 'leadership-acquired') {
+        open(event.leaseTransitions).acquiredAt = at;
+      } else if (event.event === 'leadership-lost') {
+        const term = latest.get(event.leaseTransitions) ?? open(event.leaseTransitions);
+        term.lostAt ??= at;
+      } else if (isWork(event)) {
+        const term = latest.get(event.leaseTransitions) ?? open(event.leaseTransitions);
+        term.workLines += 1;
+        term.firstWorkAt = Math.min(term.firstWorkAt ?? Infinity, at);
+        term.lastWorkAt = Math.max(term.lastWorkAt ?? -Infinity, at);
+      }
+    }
+  }
+  const terms = list.filter((t) => t.acquiredAt !== undefined || t.firstWorkAt !== undefined);
+  for (const t of terms) {
+    t.start = Math.min(t.acquiredAt ?? Infinity, t.firstWorkAt ?? Infinity);
+    t.end = t.lastWorkAt ?? t.start;
+  }
+  return terms.sort((a, b) => a.start - b.start || a.token - b.token);
+}
+
+/** The round (fault) whose window [startAt, next round's startAt) contains `at`. */
+function roundAt(faults: readonly FaultRecord[], at: number): FaultRecord | undefined {
+  let found: FaultRecord | undefined;
+  for (const f of faults) {
+    if (f.startAt <= at) found = f;
+    else break;
+  }
+  return found;
+}
+
+function excused(
+  faults: readonly FaultRecord[],
+  instance: string,
+  at: number,
+  recoveryMs: number,
+  field: 'unresponsive' | 'blind',
+  fromAt = at,
+): boolean {
+  return faults.some((f) => {
+    const who = f[field];
+    const affects = who === 'all' || who.includes(instance);
+    return affects && f.startAt <= at && fromAt <= f.endAt + recoveryMs;
+  });
+}
+
+/** Judges a chaos run. */
+export function checkChaosRun(input: ChaosInput): ChaosVerdict {
+  const faults = [...input.faults].sort((a, b) => a.startAt - b.startAt);
+  const terms = collectTerms(input.processes);
+  const violations: Violation[] = [];
+  const label = (t: TermRecord) => `term ${t.token} of ${t.instance}`;
+
+  // Safety 1: no two terms' work overlaps (each from its acquisition to its last work line).
+  let widest: TermRecord | undefined;
+  for (const term of terms) {
+    if (widest && term.start <= widest.end) {
+      violations.push({
+        kind: 'overlapping-terms',
+        at: term.start,
+        round: roundAt(faults, term.start)?.round,
+        message:
+          `${label(widest)} worked until ${iso(widest.end)}, but ${label(term)} began at ` +
+          `${iso(term.start)} (${Math.round(widest.end - term.start)} ms of overlap)`,
+      });
+    }
+    if (!widest || term.end > widest.end) widest = term;
+  }
+
+  // Safety 2: each term's token is greater than the token of the term before it (one
+  // violation per reset or repeat, not one for every later term).
+  for (let i = 1; i < terms.length; i++) {
+    const before = terms[i - 1]!;
+    const term = terms[i]!;
+    if (term.token <= before.token) {
+      violations.push({
+        kind: 'token-not-increasing',
+        at: term.start,
+        round: roundAt(faults, term.start)?.round,
+        message: `${label(term)} began at ${iso(term.start)} after ${label(before)}: its token does not increase`,
+      });
+    }
+  }
+
+  // Safety 3: no leader work after the term ended, by the replica's own account: a work line
+  // after its term's `leadership-lost`, or one its elector's call-time check did not back.
+  for (const p of input.processes) {
+    const lost = new Set<number>();
+    for (const e of p.events) {
+      if (e.event === 'leadership-acquired') lost.delete(e.leaseTransitions);
+      else if (e.event === 'leadership-lost') lost.add(e.leaseTransitions);
+      if (!isWork(e)) continue;
+      const at = Date.parse(e.at);
+      if (lost.has(e.leaseTransitions) || e.live === false) {
+        violations.push({
+          kind: 'work-after-term-ended',
+          at,
+          round: roundAt(faults, at)?.round,
+          message: lost.has(e.leaseTransitions)
+            ? `${p.instance} did ${e.task} in term ${e.leaseTransitions} at ${e.at}, after it logged that term's end`
+            : `${p.instance} did ${e.task} in term ${e.leaseTransitions} at ${e.at} although its elector no longer counted that term as live`,
+        });
+      }
+    }
+  }
+
+  // Transitions and leaderless gaps, each judged by the bound of the fault it began under.
+  const transitions: TransitionRecord[] = [];
+  let coveredUntil: number | undefined;
+  let previous: TermRecord | undefined;
+  for (const term of terms) {
+    const gapStartAt = coveredUntil ?? input.startedAt;
+    const gapMs = Math.max(0, term.start - gapStartAt);
+    // The round the new term began in: a round starts only under a working leader, so the
+    // gap belongs to that round's fault (its last heartbeat may predate the round's start).
+    const fault = roundAt(faults, term.start);
+    const boundMs = fault?.boundMs ?? input.startupBoundMs;
+    const transition: TransitionRecord = {
+      from: previous && { instance: previous.instance, token: previous.token },
+      to: { instance: term.instance, token: term.token },
+      at: term.start,
+      gapMs,
+      gapStartAt,
+      cause: fault?.kind ?? 'startup',
+      round: fault?.round ?? 0,
+      boundMs,
+    };
+    transitions.push(transition);
+    if (gapMs > boundMs) {
+      violations.push({
+        kind: 'gap-too-long',
+        at: term.start,
+        round: transition.round,
+        message:
+          `no leader for ${Math.round(gapMs)} ms before ${label(term)} (from ${iso(gapStartAt)}), ` +
+          `over the ${Math.round(boundMs)} ms bound of ${transition.cause}`,
+      });
+    }
+    if (fault?.kind === 'latency-near' && previous && term.start <= fault.endAt) {
+      violations.push({
+        kind: 'unexpected-transition',
+        at: term.start,
+        round: fault.round,
+        message: `leadership moved to ${label(term)} under latency the elector should tolerate`,
+      });
+    }
+    coveredUntil = Math.max(coveredUntil ?? -Infinity, term.end);
+    previous = term;
+  }
+
+  for (const f of faults) {
+    for (const note of f.notes ?? []) {
+      violations.push({ kind: 'round-problem', at: f.endAt, round: f.round, message: note });
+    }
+  }
+
+  // Liveness: crashes, failing probes nothing excuses, healthy-but-wedged replicas.
+  for (const p of input.processes) {
+    if (p.exit && !p.exit.expected) {
+      violations.push({
+        kind: 'crashed',
+        at: p.exit.at,
+        round: roundAt(faults, p.exit.at)?.round,
+        message: `${p.instance} exited on its own (code ${p.exit.code}, signal ${p.exit.signal}) at ${iso(p.exit.at)}`,
+      });
+    }
+  }
+  const { failureThreshold, recoveryMs, lagBoundMs, staleLeaderMs } = input.liveness;
+  const byInstance = new Map<string, ProbeSample[]>();
+  for (const s of input.probes) {
+    const list = byInstance.get(s.instance) ?? [];
+    list.push(s);
+    byInstance.set(s.instance, list);
+  }
+  const processOf = new Map(input.processes.map((p) => [p.instance, p]));
+  for (const [instance, samples] of byInstance) {
+    samples.sort((a, b) => a.at - b.at);
+    const p = processOf.get(instance);
+    let failing: ProbeSample[] = [];
+    let reported = false;
+    for (const s of samples) {
+      const stopping = p?.stoppingAt !== undefined && s.at >= p.stoppingAt;
+      const ok = s.healthz === 200;
+      if (ok || stopping || excused(faults, instance, s.at, recoveryMs, 'unresponsive')) {
+        failing = [];
+        reported = false;
+        continue;
+      }
+      failing.push(s);
+      if (failing.length >= failureThreshold && !reported) {
+        reported = true;
+        violations.push({
+          kind: 'liveness-failing',
+          at: s.at,
+          round: roundAt(faults, s.at)?.round,
+          message: `${instance}: /healthz failed ${failing.length} probes in a row (${failing.map((f) => f.healthz).join(', ')}) from ${iso(failing[0]!.at)} with no fault on it`,
+        });
+      }
+    }
+    const reportedWedges = new Set<string>();
+    const ownTerms = terms.filter((t) => t.instance === instance);
+    for (const s of samples) {
+      if (s.healthz !== 200 || !s.leader) continue;
+      if (p?.stoppingAt !== undefined && s.at >= p.stoppingAt) continue;
+      const seen = s.leader.leaseTransitions;
+      if (s.leader.isLeader) {
+        // Claims to lead although another term began after its own, staleLeaderMs ago or more.
+        const own = ownTerms.filter((t) => t.token === seen && t.start <= s.at).at(-1);
+        const newer =
+          own &&
+          terms.find((t) => t !== own && t.start > own.start && t.start < s.at - staleLeaderMs);
+        const key = `lead/${own?.start}`;
+        if (own && newer && !reportedWedges.has(key)) {
+          reportedWedges.add(key);
+          violations.push({
+            kind: 'healthy-while-wedged',
+            at: s.at,
+            round: roundAt(faults, s.at)?.round,
+            message: `${instance} answered isLeader: true (term ${seen}) at ${iso(s.at)}, ${Math.round(s.at - newer.start)} ms after ${label(newer)} began`,
+          });
+        }
+        continue;
+      }
+      // A healthy follower must have seen the term that began lagBoundMs ago, or a later one.
+      const cutoff = s.at - lagBoundMs;
+      const due = terms.filter((t) => t.start < cutoff && t.start >= (p?.spawnedAt ?? 0)).at(-1);
+      if (!due) continue;
+      // Any term from `due` on: the answer may already show a term begun after the probe was sent.
+      const acceptable = terms.filter((t) => t.start >= due.start);
+      if (acceptable.some((t) => t.token === seen)) continue;
+      if (excused(faults, instance, s.at, recoveryMs, 'blind', due.start)) continue;
+      const key = `lag/${due.start}`;
+      if (reportedWedges.has(key)) continue;
+      reportedWedges.add(key);
+      violations.push({
+        kind: 'healthy-while-wedged',
+        at: s.at,
+        round: roundAt(faults, s.at)?.round,
+        message: `${instance} answered healthy at ${iso(s.at)} but still saw token ${seen}, ${Math.round(s.at - due.start)} ms after ${label(due)} began`,
+      });
+    }
+  }
+  violations.sort((a, b) => a.at - b.at);
+  return { terms, transitions, violations };
+}

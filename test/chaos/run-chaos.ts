@@ -1,0 +1,120 @@
+/**
+ * `pnpm chaos [--transitions N] [--seed S] …`: the chaos harness from the command line. Prints
+ * progress, then the per-fault summary and every violation; exits 1 on any violation.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { repoRoot } from '../support/control-plane.js';
+import { CHAOS_TIMINGS, recheckChaosRun, runChaos } from './chaos-run.js';
+import { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
+import { randomSeed } from './fault-schedule.js';
+import { formatSummary } from './chaos-summary.js';
+
+const USAGE = `Usage: pnpm chaos [options]
+
+Runs demo replicas on a real kube-apiserver, each through its own toxiproxy link, and applies
+a seeded random schedule of faults to the leader until N leadership transitions happened;
+checks the work logs for overlapping terms and the gaps against each fault's bound.
+
+Options:
+  --transitions N     stop after N transitions (default 1000)
+  --seed S            schedule seed, uint32 (default: random, printed)
+  --replicas N        demo replicas, 3–5 (default 5)
+  --max-minutes M     stop after M minutes whatever the count (default 60)
+  --kinds a,b,…       only these fault kinds (default all: ${FAULT_KINDS.join(', ')})
+  --out DIR           report, picture and logs (default .chaos/runs/<time>-<seed>)
+  --recheck DIR       judge a finished run again from its saved data and redraw its picture
+  -h, --help          this help
+
+Writes <out>/chaos-report.json and <out>/chaos-timeline.svg.
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`pnpm chaos: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      options: {
+        transitions: { type: 'string' },
+        seed: { type: 'string' },
+        replicas: { type: 'string' },
+        'max-minutes': { type: 'string' },
+        kinds: { type: 'string' },
+        out: { type: 'string' },
+        recheck: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const whole = (
+    flag: string,
+    raw: string | undefined,
+    fallback: number,
+    min: number,
+    max: number,
+  ) => {
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      fail(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+  if (values.recheck !== undefined) {
+    const result = await recheckChaosRun(values.recheck);
+    process.stdout.write(`${formatSummary(result.report)}\n`);
+    return result.report.violations.length === 0 ? 0 : 1;
+  }
+  const transitions = whole('--transitions', values.transitions, 1000, 1, 100_000);
+  const seed = whole('--seed', values.seed, randomSeed(), 0, 2 ** 32 - 1);
+  const replicas = whole('--replicas', values.replicas, 5, 3, 5);
+  const maxMinutes = whole('--max-minutes', values['max-minutes'], 60, 1, 24 * 60);
+  let kinds: FaultKind[] | undefined;
+  if (values.kinds !== undefined) {
+    kinds = values.kinds.split(',').map((k) => k.trim()) as FaultKind[];
+    const unknown = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
+    if (unknown.length > 0) fail(`--kinds: unknown fault kind(s) ${unknown.join(', ')}`);
+  }
+  const outDir =
+    values.out ??
+    join(repoRoot, '.chaos', 'runs', `${new Date().toISOString().replace(/[:.]/g, '-')}-${seed}`);
+  mkdirSync(outDir, { recursive: true });
+
+  const result = await runChaos({
+    transitions,
+    seed,
+    replicas,
+    timings: CHAOS_TIMINGS,
+    maxDurationMs: maxMinutes * 60_000,
+    kinds,
+    outDir,
+    command: `pnpm chaos ${process.argv.slice(2).join(' ')}`.trim(),
+    progress: (line) => process.stdout.write(`${line}\n`),
+  });
+  process.stdout.write(`\n${formatSummary(result.report)}\n`);
+  process.stdout.write(
+    `report:  ${relative(process.cwd(), result.reportPath)}\npicture: ${relative(process.cwd(), result.svgPath)}\n`,
+  );
+  return result.report.violations.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`pnpm chaos: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
