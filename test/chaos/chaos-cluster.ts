@@ -43,6 +43,7 @@ export interface ChaosCluster {
  */
 export async function startChaosCluster(
   slots: number,
+  leaseName: string,
   progress: (line: string) => void,
 ): Promise<ChaosCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'nest-leader-chaos-'));
@@ -64,6 +65,8 @@ export async function startChaosCluster(
     const rbac = loadDemoManifests({
       namespace: CHAOS_NAMESPACE,
       kinds: ['Namespace', 'ServiceAccount', 'Role', 'RoleBinding'],
+      // The demo's Role names its Leases (resourceNames): grant this run's.
+      leaseName,
     });
     await applyManifests(admin, rbac);
     // Twelve hours: the token must outlive the longest run (and survive API-server restarts:

@@ -88,7 +88,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       `${options.transitions} transitions wanted, leaseDuration ${timings.leaseDurationMs} ms, ` +
       `renewDeadline ${timings.renewDeadlineMs} ms, retryPeriod ${timings.retryPeriodMs} ms`,
   );
-  const cluster: ChaosCluster = await startChaosCluster(options.replicas + 1, (line) =>
+  const cluster: ChaosCluster = await startChaosCluster(options.replicas + 1, leaseName, (line) =>
     say(`  ${line}`),
   );
   say(
