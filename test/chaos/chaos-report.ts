@@ -57,6 +57,13 @@ export interface ChaosReport {
   probes: number;
   byFault: Partial<Record<FaultKind | 'startup', FaultKindSummary>>;
   violations: Violation[];
+  /** The demo's second election (its own Lease), judged on the same rounds. */
+  namedElection?: {
+    terms: number;
+    transitions: number;
+    gapMs: GapStats;
+    byFault: Partial<Record<FaultKind | 'startup', { transitions: number; gapMs: GapStats }>>;
+  };
   faults: FaultRecord[];
   transitionLog: TransitionRecord[];
 }
@@ -90,6 +97,8 @@ export interface ReportInput {
   toxiproxyVersion: string;
   faults: FaultRecord[];
   verdict: ChaosVerdict;
+  /** The verdict on the demo's second election, if judged. */
+  shard?: ChaosVerdict;
   processes: number;
   probes: number;
 }
@@ -133,7 +142,25 @@ export function buildChaosReport(input: ReportInput): ChaosReport {
     probes: input.probes,
     byFault,
     violations: verdict.violations,
+    namedElection: input.shard && summarizeElection(input.shard),
     faults,
     transitionLog: verdict.transitions,
+  };
+}
+
+function summarizeElection(verdict: ChaosVerdict): NonNullable<ChaosReport['namedElection']> {
+  const transitions = verdict.transitions.filter((t) => t.from);
+  const byFault: NonNullable<ChaosReport['namedElection']>['byFault'] = {};
+  for (const kind of [...FAULT_KINDS, 'startup'] as const) {
+    const ofKind = transitions.filter((t) => t.cause === kind);
+    if (ofKind.length > 0) {
+      byFault[kind] = { transitions: ofKind.length, gapMs: gapStats(ofKind.map((t) => t.gapMs)) };
+    }
+  }
+  return {
+    terms: verdict.terms.length,
+    transitions: transitions.length,
+    gapMs: gapStats(transitions.map((t) => t.gapMs)),
+    byFault,
   };
 }

@@ -30,7 +30,10 @@ import {
   collectTerms,
   type FaultRecord,
   type LivenessRules,
+  type ViolationKind,
 } from './invariant-checker.js';
+import { namedElectionLogs } from './election-logs.js';
+import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '@nest-leader/demo/demo.constants';
 import { ProbeMonitor } from './probe-monitor.js';
 import { renderTimelineSvg } from './timeline-chart.js';
 
@@ -62,6 +65,8 @@ export interface ChaosRunOptions {
   command: string;
   /** Progress lines. */
   progress: (line: string) => void;
+  /** Aborting it ends the run after the current round; the report covers what ran. */
+  signal?: AbortSignal;
 }
 
 export interface ChaosRunResult {
@@ -167,6 +172,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
 
   let electionStartedAt = startedAt;
   let verdict: ChaosVerdict | undefined;
+  let shard: ChaosVerdict | undefined;
   let report: ChaosReport | undefined;
   try {
     await fleet.start();
@@ -183,6 +189,10 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
         (k) => faults.filter((f) => f.kind === k).length < (options.everyKindAtLeast ?? 0),
       );
       if (transitions >= options.transitions && !kindsShort) break;
+      if (options.signal?.aborted) {
+        say(`stopped (${String(options.signal.reason)}) after ${transitions} transitions`);
+        break;
+      }
       if (performance.now() - runStarted > options.maxDurationMs) {
         say(`time limit reached after ${transitions} transitions`);
         break;
@@ -273,7 +283,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
     };
     // Everything the verdict was drawn from, to re-judge or re-draw a run later (--recheck).
     writeFileSync(join(options.outDir, RUN_DATA_FILE), gzipSync(JSON.stringify(input)));
-    verdict = checkChaosRun(input);
+    ({ verdict, shard } = judgeRun(input, timings));
     if (aborted) {
       verdict.violations.push({
         kind: 'round-problem',
@@ -293,11 +303,45 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       toxiproxyVersion: cluster.toxiproxy.version,
       faults,
       verdict,
+      shard,
       processes: fleet.processes.length,
       probes: probes.samples.length,
     });
   }
   return writeOutputs(options.outDir, report, verdict);
+}
+
+/** Violation kinds judged on the demo's second election too (process-level ones are not). */
+const NAMED_ELECTION_CHECKS: readonly ViolationKind[] = [
+  'overlapping-terms',
+  'work-after-term-ended',
+  'token-not-increasing',
+  'gap-too-long',
+  'unexpected-transition',
+];
+
+/**
+ * Judges the default election (the one the faults target) and the demo's second election
+ * (the shard reconciler's own Lease, in the same replicas, hit by the same faults): its gaps
+ * get the largest bound of the rounds they overlap, plus its coarser work log (a reconcile a
+ * second instead of a heartbeat). Its violations join the run's, named after the election.
+ */
+function judgeRun(
+  input: ChaosInput,
+  timings: ChaosTimings,
+): { verdict: ChaosVerdict; shard: ChaosVerdict } {
+  const verdict = checkChaosRun(input);
+  const shard = checkChaosRun(
+    { ...input, processes: namedElectionLogs(input.processes, SHARD_ELECTION), probes: [] },
+    { attribution: 'overlapping-rounds', extraMs: RECONCILE_INTERVAL_MS - timings.heartbeatMs },
+  );
+  for (const v of shard.violations) {
+    if (NAMED_ELECTION_CHECKS.includes(v.kind)) {
+      verdict.violations.push({ ...v, message: `election ${SHARD_ELECTION}: ${v.message}` });
+    }
+  }
+  verdict.violations.sort((a, b) => a.at - b.at);
+  return { verdict, shard };
 }
 
 /** File (in the output directory) holding the checker's input, gzipped JSON. */
@@ -324,7 +368,7 @@ export async function recheckChaosRun(outDir: string): Promise<ChaosRunResult> {
     gunzipSync(readFileSync(join(outDir, RUN_DATA_FILE))).toString(),
   ) as ChaosInput;
   const old = JSON.parse(readFileSync(join(outDir, 'chaos-report.json'), 'utf8')) as ChaosReport;
-  const verdict = checkChaosRun(input);
+  const { verdict, shard } = judgeRun(input, old.timings);
   const report = buildChaosReport({
     seed: old.seed,
     command: old.command,
@@ -337,6 +381,7 @@ export async function recheckChaosRun(outDir: string): Promise<ChaosRunResult> {
     toxiproxyVersion: old.toxiproxyVersion,
     faults: [...input.faults],
     verdict,
+    shard,
     processes: input.processes.length,
     probes: input.probes.length,
   });

@@ -28,11 +28,16 @@ export function formatSummary(report: ChaosReport): string {
     `seed ${report.seed}: ${report.transitions} transitions, ${report.faults.length} faults, ` +
     `${report.terms} terms, ${report.processes} processes, ${report.probes} probes in ` +
     `${Math.round(report.durationSeconds / 6) / 10} min`;
+  const named = report.namedElection
+    ? `\nsecond election (the demo's shard-a Lease, same rounds): ${report.namedElection.terms} terms, ` +
+      `${report.namedElection.transitions} transitions, gap p50 ${sec(report.namedElection.gapMs.p50)} s, ` +
+      `max ${sec(report.namedElection.gapMs.max)} s`
+    : '';
   const violations =
     report.violations.length === 0
       ? '0 violations: no overlapping terms, no work after a term ended, tokens increasing, every gap within its bound, no crash or wedge'
       : `${report.violations.length} VIOLATIONS:\n${report.violations
           .map((v) => `  [${v.kind}] round ${v.round ?? '-'}: ${v.message}`)
           .join('\n')}`;
-  return `${head}\n${table}\n${violations}`;
+  return `${head}\n${table}${named}\n${violations}`;
 }

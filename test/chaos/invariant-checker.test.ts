@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DemoEvent } from '@nest-leader/demo/demo-events';
+import { namedElectionLogs } from './election-logs.js';
 import {
   type ChaosInput,
   checkChaosRun,
@@ -272,5 +273,59 @@ describe('chaos invariant checker', () => {
       },
     ];
     assert.deepEqual(kinds(input(processes, [], probes)), []);
+  });
+
+  it('judges a named election from its own events, a gap by the rounds it overlaps', () => {
+    const shard = (
+      identity: string,
+      state: 'acquired' | 'lost',
+      token: number,
+      ms: number,
+    ): DemoEvent => ({
+      event: 'shard-leadership',
+      election: 'shard-a',
+      state,
+      identity,
+      leaseTransitions: token,
+      at: at(ms),
+    });
+    const shardWork = (identity: string, token: number, ms: number): DemoEvent => ({
+      event: 'shard-work',
+      election: 'shard-a',
+      identity,
+      leaseTransitions: token,
+      at: at(ms),
+    });
+    // The default election's events are ignored: its term 9 of b overlaps nothing here.
+    const processes = namedElectionLogs(
+      [
+        proc('a#1', 0, [
+          shard('a', 'acquired', 1, 0),
+          shardWork('a', 1, 1000),
+          shardWork('a', 1, 2000),
+        ]),
+        proc('b#2', 1, [
+          acquired('b', 9, 0),
+          shard('b', 'acquired', 2, 6000),
+          shardWork('b', 2, 6500),
+        ]),
+      ],
+      'shard-a',
+    );
+    // The gap (2 s → 6 s) begins in a round bounded at 4.5 s and ends in one bounded at 2 s.
+    const faults = [
+      fault(1, 'apiserver-down', 1500, 3000, { boundMs: 4500 }),
+      fault(2, 'sigterm', 5000, 5100, { boundMs: 2000 }),
+    ];
+    const overlapping = checkChaosRun(input(processes, faults), {
+      attribution: 'overlapping-rounds',
+    });
+    assert.deepEqual(overlapping.violations, []);
+    assert.equal(overlapping.transitions[1]!.cause, 'apiserver-down');
+    const byNewTerm = checkChaosRun(input(processes, faults));
+    assert.deepEqual(
+      byNewTerm.violations.map((v) => v.kind),
+      ['gap-too-long'],
+    );
   });
 });

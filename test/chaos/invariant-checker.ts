@@ -226,7 +226,46 @@ function excused(
 }
 
 /** Judges a chaos run. */
-export function checkChaosRun(input: ChaosInput): ChaosVerdict {
+/** How {@link checkChaosRun} judges gaps. */
+export interface GapRules {
+  /**
+   * `new-term-round` (default): the bound of the round the new term began in — right for the
+   * election the faults target, since a round starts only under its working leader.
+   * `overlapping-rounds`: the largest bound of every round the gap overlaps — for another
+   * election in the same replicas, whose gap may begin in one round and end in the next.
+   */
+  attribution?: 'new-term-round' | 'overlapping-rounds';
+  /** Added to every bound, ms: e.g. a coarser work log than the heartbeat. */
+  extraMs?: number;
+}
+
+/** The bound and cause of a gap from `fromAt` to `toAt`. */
+function gapBound(
+  faults: readonly FaultRecord[],
+  fromAt: number,
+  toAt: number,
+  startupBoundMs: number,
+  rules: GapRules,
+): { fault: FaultRecord | undefined; boundMs: number } {
+  const extraMs = rules.extraMs ?? 0;
+  const fault = roundAt(faults, toAt);
+  if (rules.attribution !== 'overlapping-rounds') {
+    return { fault, boundMs: (fault?.boundMs ?? startupBoundMs) + extraMs };
+  }
+  let boundMs = roundAt(faults, fromAt) ? 0 : startupBoundMs;
+  let widest = fault;
+  for (let i = 0; i < faults.length; i++) {
+    const f = faults[i]!;
+    const endAt = faults[i + 1]?.startAt ?? Infinity;
+    if (f.startAt <= toAt && fromAt < endAt && f.boundMs >= boundMs) {
+      boundMs = f.boundMs;
+      widest = f;
+    }
+  }
+  return { fault: widest, boundMs: boundMs + extraMs };
+}
+
+export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVerdict {
   const faults = [...input.faults].sort((a, b) => a.startAt - b.startAt);
   const terms = collectTerms(input.processes);
   const violations: Violation[] = [];
@@ -292,10 +331,15 @@ export function checkChaosRun(input: ChaosInput): ChaosVerdict {
   for (const term of terms) {
     const gapStartAt = coveredUntil ?? input.startedAt;
     const gapMs = Math.max(0, term.start - gapStartAt);
-    // The round the new term began in: a round starts only under a working leader, so the
-    // gap belongs to that round's fault (its last heartbeat may predate the round's start).
-    const fault = roundAt(faults, term.start);
-    const boundMs = fault?.boundMs ?? input.startupBoundMs;
+    // By default the round the new term began in: a round starts only under a working leader,
+    // so the gap belongs to that round's fault (its last heartbeat may predate the round).
+    const { fault, boundMs } = gapBound(
+      faults,
+      gapStartAt,
+      term.start,
+      input.startupBoundMs,
+      rules,
+    );
     const transition: TransitionRecord = {
       from: previous && { instance: previous.instance, token: previous.token },
       to: { instance: term.instance, token: term.token },
@@ -317,11 +361,12 @@ export function checkChaosRun(input: ChaosInput): ChaosVerdict {
           `over the ${Math.round(boundMs)} ms bound of ${transition.cause}`,
       });
     }
-    if (fault?.kind === 'latency-near' && previous && term.start <= fault.endAt) {
+    const during = roundAt(faults, term.start);
+    if (during?.kind === 'latency-near' && previous && term.start <= during.endAt) {
       violations.push({
         kind: 'unexpected-transition',
         at: term.start,
-        round: fault.round,
+        round: during.round,
         message: `leadership moved to ${label(term)} under latency the elector should tolerate`,
       });
     }

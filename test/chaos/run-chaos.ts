@@ -27,7 +27,8 @@ Options:
   --recheck DIR       judge a finished run again from its saved data and redraw its picture
   -h, --help          this help
 
-Writes <out>/chaos-report.json and <out>/chaos-timeline.svg.
+Writes <out>/chaos-report.json and <out>/chaos-timeline.svg. Ctrl-C stops after the current
+round and still writes them.
 `;
 
 function fail(message: string): never {
@@ -93,7 +94,18 @@ async function main(): Promise<number> {
     join(repoRoot, '.chaos', 'runs', `${new Date().toISOString().replace(/[:.]/g, '-')}-${seed}`);
   mkdirSync(outDir, { recursive: true });
 
+  // First Ctrl-C / SIGTERM: finish the current round, stop everything, write the report.
+  // Second: exit at once (the replicas, control plane and toxiproxy share our process group).
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(130);
+    process.stdout.write(`${signal}: stopping after this round (again to exit at once)\n`);
+    stop.abort(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const result = await runChaos({
+    signal: stop.signal,
     transitions,
     seed,
     replicas,
