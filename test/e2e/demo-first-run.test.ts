@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { STATUS_LEGEND } from '@nest-leader/demo/launcher/demo-cli';
+import { freeConsecutivePorts } from '../support/free-ports.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -36,7 +37,7 @@ describe('pnpm demo, first run', { timeout: 180_000 }, () => {
   });
 
   it('Ctrl-C stops the replicas cleanly and pnpm exits 0 without ELIFECYCLE', async () => {
-    const port = 20_000 + (process.pid % 20_000);
+    const port = await freeConsecutivePorts(2);
     const child = pnpm(['demo', '--replicas', '2', '--port', String(port)]);
     let output = '';
     const append = (chunk: Buffer) => (output += chunk.toString());

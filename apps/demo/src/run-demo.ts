@@ -249,6 +249,9 @@ async function main(): Promise<number> {
     board?.stop();
     if (fleet && fleet.running.length > 0) {
       await scrapeAll(fleet.running, scrapes);
+      // Ctrl-C in a terminal signals the whole foreground process group, replicas included:
+      // let them report their own shutdown first, so none gets a second signal (see stop()).
+      if (String(stop.signal.reason) === 'SIGINT') await fleet.shuttingDown(1_000);
       say(
         `stopping ${fleet.running.length} replicas: SIGTERM, each drains its leader-only work and releases the Lease`,
       );

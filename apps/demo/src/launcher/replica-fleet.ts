@@ -3,6 +3,7 @@
  * them: start, find the leader, kill it and measure the failover, read the merged work log,
  * stop everything. Framework-free.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type DemoEvent,
   type LeaderWorkEvent,
@@ -202,6 +203,19 @@ export class ReplicaFleet {
       leaseTransitions: acquired.event.leaseTransitions,
       exit,
     };
+  }
+
+  /**
+   * Waits until every running replica reported `shutdown-started`, at most `timeoutMs`.
+   * @returns whether they all did.
+   */
+  async shuttingDown(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    while (!this.running.every((r) => r.shuttingDown)) {
+      if (performance.now() >= deadline) return false;
+      await sleep(20);
+    }
+    return true;
   }
 
   /** Stops every running replica gracefully (SIGTERM, all at once), SIGKILL after `timeoutMs`. */

@@ -194,13 +194,21 @@ export class ReplicaProcess {
     return at;
   }
 
+  /** Whether it reported `shutdown-started` (it got SIGTERM or SIGINT from anyone). */
+  get shuttingDown(): boolean {
+    return this.events.some((e) => e.event.event === 'shutdown-started');
+  }
+
   /**
-   * Graceful stop: SIGTERM, then SIGKILL if it has not exited after `timeoutMs`.
+   * Graceful stop: SIGTERM (unless it is already shutting down), then SIGKILL if it has not
+   * exited after `timeoutMs`. A replica already shutting down gets no second signal: once Nest
+   * has finished it removes its signal listeners, and a signal landing between that and the
+   * exit would kill the process by the signal's default action instead of exit status 0.
    * @returns how it exited.
    */
   async stop(timeoutMs = 20_000): Promise<ExitStatus> {
     if (!this.running) return this.exitStatus!;
-    this.kill('SIGTERM');
+    if (!this.shuttingDown) this.kill('SIGTERM');
     const timer = setTimeout(() => this.kill('SIGKILL'), timeoutMs);
     const status = await this.exited;
     clearTimeout(timer);
