@@ -45,6 +45,9 @@ export const CHAOS_TIMINGS: ChaosTimings = {
   heartbeatMs: 100,
 };
 
+/** How long a round's leader must have been steady (working, two followers up) before its fault, ms. */
+const SETTLED_FOR_MS = 150;
+
 export interface ChaosRunOptions {
   /** Stop after this many leadership transitions. */
   transitions: number;
@@ -161,7 +164,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
         followers.length >= 2;
       if (ok) {
         steadySince ??= performance.now();
-        if (performance.now() - steadySince >= 300) return leader;
+        if (performance.now() - steadySince >= SETTLED_FOR_MS) return leader;
       } else {
         steadySince = undefined;
       }

@@ -1,10 +1,10 @@
 /**
  * The fault schedule: a seeded pseudo-random sequence of fault kinds, so a run can be
- * replayed from its printed seed. Kinds come in shuffled bags (every kind once per bag, in a
- * random order), so every kind is exercised equally often and any 15 consecutive rounds cover
- * them all.
+ * replayed from its printed seed. Kinds come in shuffled bags (every kind once per bag, plus
+ * {@link BAG_EXTRAS}, in a random order), so every kind is exercised as often as every other
+ * (the extras more) and any two consecutive bags cover them all.
  */
-import { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
+import { BAG_EXTRAS, FAULT_KINDS, type FaultKind } from './fault-kinds.js';
 
 /** mulberry32: a small, well-known 32-bit PRNG; uniform floats in [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -28,22 +28,29 @@ export class FaultSchedule {
   private readonly random: () => number;
   private bag: FaultKind[] = [];
 
+  private readonly bagContents: readonly FaultKind[];
+
   /**
    * @param seed - uint32; the same seed gives the same sequence (and the same target choices)
    * @param kinds - the kinds to draw from; default every kind
+   * @param extras - extra copies per bag of some of `kinds`; default {@link BAG_EXTRAS}
    */
   constructor(
     readonly seed: number,
-    private readonly kinds: readonly FaultKind[] = FAULT_KINDS,
+    kinds: readonly FaultKind[] = FAULT_KINDS,
+    extras: Partial<Record<FaultKind, number>> = BAG_EXTRAS,
   ) {
     if (kinds.length === 0) throw new Error('the fault schedule needs at least one fault kind');
     this.random = seededRandom(seed);
+    this.bagContents = kinds.flatMap((kind) =>
+      Array<FaultKind>(1 + (extras[kind] ?? 0)).fill(kind),
+    );
   }
 
   /** The next fault kind. */
   next(): FaultKind {
     if (this.bag.length === 0) {
-      this.bag = [...this.kinds];
+      this.bag = [...this.bagContents];
       for (let i = this.bag.length - 1; i > 0; i--) {
         const j = Math.floor(this.random() * (i + 1));
         [this.bag[i], this.bag[j]] = [this.bag[j]!, this.bag[i]!];

@@ -21,6 +21,8 @@ Options:
   --transitions N     stop after N transitions (default 1000)
   --seed S            schedule seed, uint32 (default: random, printed)
   --replicas N        demo replicas, 3–5 (default 5)
+  --every-kind-at-least K
+                      and keep going until every fault kind was applied K times (default 0)
   --max-minutes M     stop after M minutes whatever the count (default 60)
   --kinds a,b,…       only these fault kinds (default all: ${FAULT_KINDS.join(', ')})
   --out DIR           report, picture and logs (default .chaos/runs/<time>-<seed>)
@@ -47,6 +49,7 @@ async function main(): Promise<number> {
         seed: { type: 'string' },
         replicas: { type: 'string' },
         'max-minutes': { type: 'string' },
+        'every-kind-at-least': { type: 'string' },
         kinds: { type: 'string' },
         out: { type: 'string' },
         recheck: { type: 'string' },
@@ -82,6 +85,13 @@ async function main(): Promise<number> {
   const transitions = whole('--transitions', values.transitions, 1000, 1, 100_000);
   const seed = whole('--seed', values.seed, randomSeed(), 0, 2 ** 32 - 1);
   const replicas = whole('--replicas', values.replicas, 5, 3, 5);
+  const everyKindAtLeast = whole(
+    '--every-kind-at-least',
+    values['every-kind-at-least'],
+    0,
+    0,
+    100_000,
+  );
   const maxMinutes = whole('--max-minutes', values['max-minutes'], 60, 1, 24 * 60);
   let kinds: FaultKind[] | undefined;
   if (values.kinds !== undefined) {
@@ -107,6 +117,7 @@ async function main(): Promise<number> {
   const result = await runChaos({
     signal: stop.signal,
     transitions,
+    everyKindAtLeast,
     seed,
     replicas,
     timings: CHAOS_TIMINGS,

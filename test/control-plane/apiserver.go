@@ -70,6 +70,10 @@ func apiserverArgs(c apiserverConfig) ([]string, error) {
 		"--audit-log-format=json",
 		"--audit-log-mode=blocking",
 		"--profiling=false",
+		// Close open watches when shutting down (as k0s and OpenShift configure it): without
+		// it a single watch holds the HTTP server's shutdown until its 30 s timeout, so every
+		// restart of this control plane under watching clients took 30 s instead of 1–2 s.
+		"--shutdown-watch-termination-grace-period=2s",
 		"--v=" + strconv.Itoa(c.Verbosity),
 	}
 	return append(args, c.ExtraArgs...), nil
