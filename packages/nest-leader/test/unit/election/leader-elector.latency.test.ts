@@ -85,4 +85,51 @@ describe('LeaderElector: API latency', () => {
     assert.equal(a.elector.isLeader(), false);
     await stopOn(w.clock, a.elector);
   });
+
+  test('a renewal after a foreign write costs three requests: early step-down near the limit (found by the chaos harness)', async () => {
+    // The chaos harness's timings and its latency-near fault: 562 ms per request (281 ms each
+    // way on a fresh TLS connection) keeps one-request renewals within the documented
+    // condition, max(0.5, 0.562) + 0.562 < 1.5 s. A label writer's update right after the
+    // term began makes the next renewal PUT 409 → GET → PUT: 1.686 s, past renewDeadline.
+    const CHAOS = { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.5 };
+    const run = async (foreignWrite: boolean) => {
+      const w = world();
+      const lock = new SlowLock(w.lock, w.clock, 0);
+      const a = candidate('a', w, { lock, ...CHAOS });
+      a.elector.start();
+      await w.clock.advance(0);
+      assert.equal(a.elector.isLeader(), true);
+      const term = a.log.terms[0]!;
+      const termStartMs = w.clock.nowMs();
+      if (foreignWrite) w.lock.set(w.lock.read()!.record); // same record, new resourceVersion
+      lock.latencyMs = 562;
+      await w.clock.advance(s(1.5) - 1);
+      const liveJustBeforeDeadline = term.isLive();
+      const sentBeforeDeadline = lock.sent
+        .filter((r) => r.atMs > termStartMs)
+        .map((r) => `${r.operation}@${r.atMs - termStartMs}`);
+      await w.clock.advance(s(3));
+      const endReason = (term.signal.reason as { reason?: string } | undefined)?.reason;
+      const result = {
+        liveJustBeforeDeadline,
+        sentBeforeDeadline,
+        endReason,
+        terms: a.log.terms.length,
+      };
+      await stopOn(w.clock, a.elector);
+      return result;
+    };
+
+    const clean = await run(false);
+    assert.deepEqual(clean.sentBeforeDeadline, ['update@500', 'update@1062']);
+    assert.equal(clean.endReason, undefined, 'no foreign write: the term goes on');
+    assert.equal(clean.terms, 1);
+
+    const afterForeignWrite = await run(true);
+    // The first renewal's PUT is rejected (stale version), the GET is still in flight at
+    // renewDeadline: the leader steps down then, early and never late.
+    assert.deepEqual(afterForeignWrite.sentBeforeDeadline, ['update@500', 'get@1062']);
+    assert.equal(afterForeignWrite.liveJustBeforeDeadline, true);
+    assert.equal(afterForeignWrite.endReason, 'renew-deadline-exceeded');
+  });
 });
