@@ -41,9 +41,11 @@ export {
 export type { LeaseWatchOptions } from './locks/lease.watcher.js';
 export {
   DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
-  LeaseLock,
-  type LeaseLockOptions,
-} from './locks/lease.lock.js';
+  type KubernetesObjectApi,
+  KubernetesObjectLock,
+  type KubernetesObjectLockOptions,
+} from './locks/kubernetes-object.lock.js';
+export { LeaseLock, type LeaseLockOptions } from './locks/lease.lock.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
 export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
 export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';
