@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LeaseApiError, type ResourceLock } from 'nest-leader';
-import { candidate, s, world } from './elector.fixture.js';
+import { candidate, s, SlowLock, world } from './elector.fixture.js';
 
 /** `lock` as seen through one replica's own network link, which can be cut. */
 function linkTo(lock: ResourceLock): { lock: ResourceLock; cut: boolean } {
@@ -49,6 +49,35 @@ describe('LeaderElector: chaos findings', () => {
     assert.equal(second.log.events.length, 0, 'the namesake never started a term');
     await first.elector.stop();
     await second.elector.stop();
+  });
+
+  test('a live namesake whose renewals are slow (4.5 s apart) keeps the Lease: no "unrenewed for 2 × retryPeriod" takeover', async () => {
+    // Pins the decision on the proposal (branch `chaos`, e16b1cc) to take back a Lease naming
+    // our identity once nobody renewed it for 2 × retryPeriod: a live leader's renewals may
+    // legitimately be up to renewDeadline apart. Here 4.5 s of latency per request at the
+    // defaults (max(2, 4.5) + 4.5 < 10 s: within the documented condition) spaces them 4.5 s.
+    const w = world();
+    const lock = new SlowLock(w.lock, w.clock, 0);
+    const first = candidate('same', w, { lock });
+    first.elector.start();
+    await w.clock.advance(0);
+    assert.equal(first.elector.isLeader(), true);
+    lock.latencyMs = 4500;
+    const second = candidate('same', w);
+    second.elector.start();
+    for (let elapsed = 100; elapsed <= s(60); elapsed += 100) {
+      await w.clock.advance(100);
+      assert.ok(
+        !(first.elector.isLeader() && second.elector.isLeader()),
+        `both lead ${elapsed} ms after the second started`,
+      );
+    }
+    assert.equal(first.elector.isLeader(), true, 'the slow first keeps its one term');
+    assert.equal(first.log.terms.length, 1);
+    assert.equal(second.log.events.length, 0, 'the namesake never started a term');
+    const stopped = Promise.all([first.elector.stop(), second.elector.stop()]);
+    await w.clock.advance(s(30));
+    await stopped;
   });
 
   test('two processes with one identity racing for a free Lease: the loser of the race does not retake it', async () => {
