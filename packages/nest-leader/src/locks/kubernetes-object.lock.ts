@@ -10,7 +10,11 @@ import { lockMessages } from '../messages.js';
 import { loadClientNode } from './client-node.loader.js';
 import { validateKubeConfig } from './kube-config.loader.js';
 import { classifyKubernetesApiError } from './kubernetes-api-errors.js';
-import { type KubernetesRequestOptions, kubernetesRequestOptions } from './kubernetes-request.js';
+import {
+  type KubernetesRequestOptions,
+  kubernetesRequestOptions,
+  validateRequestTimeoutMs,
+} from './kubernetes-request.js';
 import { validateLeaseName, validateNamespace } from './kubernetes-names.js';
 import type {
   LeaseRecord,
@@ -88,14 +92,10 @@ export abstract class KubernetesObjectLock<
     this.name = validateLeaseName(opts.name, 'name');
     this.namespace = validateNamespace(opts.namespace, 'namespace');
     this.description = `${kind} ${this.namespace}/${this.name}`;
-    this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_LEASE_REQUEST_TIMEOUT_MS;
-    if (!(this.requestTimeoutMs > 0)) {
-      throw new InvalidLeaderElectionOptionError(
-        'requestTimeoutMs',
-        'must be a positive number of milliseconds',
-        opts.requestTimeoutMs,
-      );
-    }
+    this.requestTimeoutMs = validateRequestTimeoutMs(
+      opts.requestTimeoutMs,
+      DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
+    );
     this.identity = opts.identity;
     this.kubeConfig = validateKubeConfig(opts.kubeConfig, 'kubeConfig');
     if (!this.kubeConfig.getCurrentCluster()) {

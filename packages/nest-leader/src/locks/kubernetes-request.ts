@@ -1,9 +1,10 @@
 /**
  * Options for one client-node request: the caller's signal bounded by a timeout, and whether the
- * request got past applying the kubeconfig (see `KubernetesRequest.sent`). Shared by `LeaseLock`
- * and the observers that write Events and pod labels.
+ * request got past applying the kubeconfig (see `KubernetesRequest.sent`); the `requestTimeoutMs`
+ * rule. Shared by the locks and the observers that write Events and pod labels.
  */
 import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { loadClientNode } from './client-node.loader.js';
 
 /** One request's options and what became of it. */
@@ -44,4 +45,20 @@ export function kubernetesRequestOptions(
     middlewareMergeStrategy: 'append',
   };
   return { options, sent: () => sent };
+}
+
+/**
+ * `requestTimeoutMs` with its default applied.
+ * @throws InvalidLeaderElectionOptionError unless it is a positive finite number.
+ */
+export function validateRequestTimeoutMs(value: number | undefined, defaultMs: number): number {
+  const timeoutMs = value ?? defaultMs;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new InvalidLeaderElectionOptionError(
+      'requestTimeoutMs',
+      'must be a positive number of milliseconds',
+      timeoutMs,
+    );
+  }
+  return timeoutMs;
 }

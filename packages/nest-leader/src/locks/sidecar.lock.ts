@@ -5,6 +5,7 @@
  */
 import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
 import { lockMessages } from '../messages.js';
+import { validateRequestTimeoutMs } from './kubernetes-request.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from './resource-lock.js';
 
 /** Default timeout of one request to the sidecar. */
@@ -86,14 +87,10 @@ export class SidecarLock implements ResourceLock {
     }
     this.readyUrl = new URL('ready', base.href.endsWith('/') ? base : `${base.href}/`).href;
     this.description = `sidecar ${base.href.replace(/\/$/, '')}`;
-    this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS;
-    if (!(this.requestTimeoutMs > 0)) {
-      throw new InvalidLeaderElectionOptionError(
-        'requestTimeoutMs',
-        'must be a positive number of milliseconds',
-        opts.requestTimeoutMs,
-      );
-    }
+    this.requestTimeoutMs = validateRequestTimeoutMs(
+      opts.requestTimeoutMs,
+      DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS,
+    );
   }
 
   /** Reads the sidecar's view as a record (see the class comment). */

@@ -1,29 +1,12 @@
 /**
- * Plumbing shared by the observers that write to the Kubernetes API (Events, pod labels): the
- * `requestTimeoutMs` rule, a failure classified as the locks classify theirs, one warning per
+ * Plumbing shared by the observers that write to the Kubernetes API (Events, pod labels): a failure classified as the locks classify theirs, one warning per
  * kind of failure, and a queue that keeps writes in order without ever blocking the election.
  */
-import { InvalidLeaderElectionOptionError, type KubernetesApiError } from '../errors.js';
+import type { KubernetesApiError } from '../errors.js';
 import {
   classifyKubernetesApiError,
   type KubernetesRequest,
 } from '../locks/kubernetes-api-errors.js';
-
-/**
- * `requestTimeoutMs` with its default applied.
- * @throws InvalidLeaderElectionOptionError unless it is a positive finite number.
- */
-export function validateRequestTimeoutMs(value: number | undefined, defaultMs: number): number {
-  const timeoutMs = value ?? defaultMs;
-  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new InvalidLeaderElectionOptionError(
-      'requestTimeoutMs',
-      'must be a positive number of milliseconds',
-      timeoutMs,
-    );
-  }
-  return timeoutMs;
-}
 
 /**
  * `error`, thrown by a client-node call, as a {@link KubernetesApiError}: its `kind`

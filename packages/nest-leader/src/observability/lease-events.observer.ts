@@ -15,13 +15,13 @@ import { loadClientNode } from '../locks/client-node.loader.js';
 import {
   type KubernetesRequestOptions,
   kubernetesRequestOptions,
+  validateRequestTimeoutMs,
 } from '../locks/kubernetes-request.js';
 import {
   classifyObserverFailure,
   consoleWarnings,
   FailureReporter,
   SerialQueue,
-  validateRequestTimeoutMs,
 } from './kubernetes-request.js';
 import { isQualifiedName } from './qualified-name.js';
 
