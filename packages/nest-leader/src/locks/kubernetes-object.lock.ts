@@ -43,10 +43,13 @@ export interface KubernetesObjectLockOptions {
   identity?: string;
 }
 
-/** The client-node calls that move one kind of object. */
+/** The client-node calls that move one kind of object (each takes the request options last). */
 export interface KubernetesObjectApi<T> {
+  /** GET the object; rejects with client-node's `ApiException` (404 when it does not exist). */
   read(name: string, namespace: string, options: KubernetesRequestOptions['options']): Promise<T>;
+  /** POST `body`; resolves the created object (409 when it already exists). */
   create(namespace: string, body: T, options: KubernetesRequestOptions['options']): Promise<T>;
+  /** PUT `body` (with its `metadata.resourceVersion`); resolves the written object (409 when stale). */
   replace(
     name: string,
     namespace: string,
