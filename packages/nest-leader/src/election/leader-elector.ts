@@ -728,10 +728,6 @@ export class LeaderElector {
   }
 
   /**
-   * Ms until the observed record expires by our clock (≤ 0: expired); +Infinity when there is
-   * nothing to wait for (no record seen yet, or it is free).
-   */
-  /**
    * How long a candidate that found the Lease missing waits before creating it, ms (≤ 0: now).
    * One that never saw a record cannot know there was a leader: 0, as client-go. One that saw
    * a record waits until that record would have expired by its observation AND a full
@@ -748,6 +744,10 @@ export class LeaderElector {
     return Math.max(Number.isFinite(observedExpiryMs) ? observedExpiryMs : 0, sinceMissingMs);
   }
 
+  /**
+   * Ms until the observed record expires by our clock (≤ 0: expired); +Infinity when there is
+   * nothing to wait for (no record seen yet, or it is free).
+   */
   private msUntilObservedExpiry(): number {
     if (!this.observed || this.observed.record.holderIdentity === '') return Infinity;
     const { record, observedAtMs } = this.observed;
