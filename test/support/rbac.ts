@@ -109,34 +109,12 @@ export async function grantConfigMapAccess(
   identity: string,
   verbs: readonly string[] = CONFIGMAP_ELECTOR_VERBS,
 ): Promise<void> {
-  const rbac = kubeConfigFor(cluster).makeApiClient(RbacAuthorizationV1Api);
-  const namespace = cluster.namespace;
-  const name = `${identity}-configmaps`;
-  const username = cluster.identities[identity]!.username;
-  const role = {
-    metadata: { name, namespace },
-    rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: [...verbs] }],
-  };
-  const binding = {
-    metadata: { name, namespace },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: username }],
-  };
-  await upsert(
-    () => rbac.createNamespacedRole({ namespace, body: role }),
-    () => rbac.replaceNamespacedRole({ name, namespace, body: role }),
-  );
-  await upsert(
-    () => rbac.createNamespacedRoleBinding({ namespace, body: binding }),
-    () => rbac.replaceNamespacedRoleBinding({ name, namespace, body: binding }),
-  );
+  await grantRules(cluster, identity, 'configmaps', [
+    { apiGroups: [''], resources: ['configmaps'], verbs: [...verbs] },
+  ]);
 }
 
 /** Removes what {@link grantConfigMapAccess} created (ignores NotFound). */
 export async function revokeConfigMapAccess(cluster: ClusterInfo, identity: string): Promise<void> {
-  const rbac = kubeConfigFor(cluster).makeApiClient(RbacAuthorizationV1Api);
-  const namespace = cluster.namespace;
-  const name = `${identity}-configmaps`;
-  await ignoreNotFound(() => rbac.deleteNamespacedRoleBinding({ name, namespace }));
-  await ignoreNotFound(() => rbac.deleteNamespacedRole({ name, namespace }));
+  await revokeRules(cluster, identity, 'configmaps');
 }

@@ -6,7 +6,6 @@
  */
 import type { KubeConfig, V1Lease, V1ObjectReference } from '@kubernetes/client-node';
 import type { LeaderTermEndReason } from '../errors.js';
-import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ElectionObservation, ElectionObserver } from '../election/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.options.js';
 import { validateLeaseName, validateNamespace } from '../locks/kubernetes-names.js';
@@ -23,7 +22,7 @@ import {
   FailureReporter,
   SerialQueue,
 } from './kubernetes-request.js';
-import { isQualifiedName } from './qualified-name.js';
+import { validateQualifiedName } from './qualified-name.js';
 
 /** `reason` of every Event, as client-go's. */
 export const LEADER_ELECTION_EVENT_REASON = 'LeaderElection';
@@ -79,15 +78,11 @@ export class LeaseEventsObserver implements ElectionObserver {
     this.namespace = validateNamespace(options.namespace, 'namespace');
     this.leaseName = validateLeaseName(options.leaseName, 'leaseName');
     this.kubeConfig = options.kubeConfig;
-    const controller = options.reportingController ?? DEFAULT_REPORTING_CONTROLLER;
-    if (!isQualifiedName(controller)) {
-      throw new InvalidLeaderElectionOptionError(
-        'reportingController',
-        observabilityMessages.reportingControllerRule,
-        controller,
-      );
-    }
-    this.reportingController = controller;
+    this.reportingController = validateQualifiedName(
+      options.reportingController ?? DEFAULT_REPORTING_CONTROLLER,
+      'reportingController',
+      observabilityMessages.reportingControllerRule,
+    );
     this.requestTimeoutMs = validateRequestTimeoutMs(
       options.requestTimeoutMs,
       DEFAULT_EVENT_REQUEST_TIMEOUT_MS,

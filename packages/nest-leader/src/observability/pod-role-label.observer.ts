@@ -22,7 +22,7 @@ import {
   FailureReporter,
   SerialQueue,
 } from './kubernetes-request.js';
-import { isQualifiedName } from './qualified-name.js';
+import { validateQualifiedName } from './qualified-name.js';
 
 /** Default label key: `kubectl get pods -L nest-leader/role` shows a ROLE column. */
 export const DEFAULT_ROLE_LABEL_KEY = 'nest-leader/role';
@@ -108,15 +108,11 @@ export class PodRoleLabelObserver implements ElectionObserver {
       );
     }
     this.namespace = validateNamespace(namespace, 'namespace');
-    const labelKey = options.labelKey ?? DEFAULT_ROLE_LABEL_KEY;
-    if (!isQualifiedName(labelKey)) {
-      throw new InvalidLeaderElectionOptionError(
-        'labelKey',
-        observabilityMessages.labelKeyRule,
-        labelKey,
-      );
-    }
-    this.labelKey = labelKey;
+    this.labelKey = validateQualifiedName(
+      options.labelKey ?? DEFAULT_ROLE_LABEL_KEY,
+      'labelKey',
+      observabilityMessages.labelKeyRule,
+    );
     this.requestTimeoutMs = validateRequestTimeoutMs(
       options.requestTimeoutMs,
       DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS,

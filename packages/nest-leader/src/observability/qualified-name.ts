@@ -4,6 +4,7 @@
  * alphanumerics, "-", "_", ".", starting and ending alphanumeric (apimachinery's
  * `IsQualifiedName`).
  */
+import { InvalidLeaderElectionOptionError } from '../errors.js';
 
 const PREFIX = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
 const NAME = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -16,4 +17,15 @@ export function isQualifiedName(value: unknown): value is string {
   const name = slash >= 0 ? value.slice(slash + 1) : value;
   if (prefix !== undefined && (prefix.length > 253 || !PREFIX.test(prefix))) return false;
   return name.length <= 63 && NAME.test(name);
+}
+
+/**
+ * `value` if it is a qualified name.
+ * @param option - the option as the user wrote it, for the error
+ * @param rule - the rule's text, for the error
+ * @throws InvalidLeaderElectionOptionError naming `option` otherwise.
+ */
+export function validateQualifiedName(value: unknown, option: string, rule: string): string {
+  if (!isQualifiedName(value)) throw new InvalidLeaderElectionOptionError(option, rule, value);
+  return value;
 }
