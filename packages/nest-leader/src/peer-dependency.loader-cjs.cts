@@ -14,3 +14,11 @@ export function requirePeerDependency(name: string): unknown {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose
   return require(name);
 }
+
+/**
+ * The path of the module `name` as {@link requirePeerDependency} would load it.
+ * @throws whatever `require.resolve` throws, e.g. an error with `code: 'MODULE_NOT_FOUND'`.
+ */
+export function resolvePeerDependency(name: string): string {
+  return require.resolve(name);
+}

@@ -10,14 +10,27 @@ import { createRequire } from 'node:module';
 
 let load: NodeJS.Require | undefined;
 
+/** `require` as this package's code would call it. */
+function loader(): NodeJS.Require {
+  // The CommonJS build compiles this file too, then uses peer-dependency.loader-cjs.cts (tshy).
+  // eslint-disable-next-line @typescript-eslint/ban-ts-comment
+  // @ts-ignore TS1470: no import.meta in CommonJS output
+  load ??= createRequire(import.meta.url);
+  return load;
+}
+
 /**
  * The module `name`, loaded synchronously and cached by Node.
  * @throws whatever `require` throws, e.g. an error with `code: 'MODULE_NOT_FOUND'`.
  */
 export function requirePeerDependency(name: string): unknown {
-  // The CommonJS build compiles this file too, then uses peer-dependency.loader-cjs.cts (tshy).
-  // eslint-disable-next-line @typescript-eslint/ban-ts-comment
-  // @ts-ignore TS1470: no import.meta in CommonJS output
-  load ??= createRequire(import.meta.url);
-  return load(name);
+  return loader()(name);
+}
+
+/**
+ * The path of the module `name` as {@link requirePeerDependency} would load it.
+ * @throws whatever `require.resolve` throws, e.g. an error with `code: 'MODULE_NOT_FOUND'`.
+ */
+export function resolvePeerDependency(name: string): string {
+  return loader().resolve(name);
 }

@@ -8,7 +8,7 @@
 import type * as ClientNode from '@kubernetes/client-node';
 import { LeaderElectionError } from '../errors.js';
 import { lockMessages } from '../messages.js';
-import { requirePeerDependency } from '../peer-dependency.loader.js';
+import { requirePeerDependency, resolvePeerDependency } from '../peer-dependency.loader.js';
 
 /** The `@kubernetes/client-node` module namespace. */
 export type ClientNodeModule = typeof ClientNode;
@@ -27,4 +27,17 @@ export function loadClientNode(): ClientNodeModule {
     throw new LeaderElectionError(lockMessages.clientNodeMissing(error), { cause: error });
   }
   return clientNode;
+}
+
+/**
+ * The path of the `@kubernetes/client-node` {@link loadClientNode} loads, to load its own
+ * dependencies (undici) from there.
+ * @throws LeaderElectionError when the peer dependency is not installed.
+ */
+export function resolveClientNode(): string {
+  try {
+    return resolvePeerDependency('@kubernetes/client-node');
+  } catch (error) {
+    throw new LeaderElectionError(lockMessages.clientNodeMissing(error), { cause: error });
+  }
 }

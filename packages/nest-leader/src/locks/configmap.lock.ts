@@ -53,7 +53,7 @@ export class ConfigMapLock extends KubernetesObjectLock<V1ConfigMap> {
     super('ConfigMap', CONFIGMAP_RESOURCE, opts);
     this.onUnreadableRecord =
       opts.onUnreadableRecord ?? ((message) => console.warn(`[nest-leader] ${message}`));
-    const api: CoreV1Api = this.kubeConfig.makeApiClient(loadClientNode().CoreV1Api);
+    const api: CoreV1Api = this.pooledKubeConfig.makeApiClient(loadClientNode().CoreV1Api);
     this.api = {
       read: (name, namespace, options) => api.readNamespacedConfigMap({ name, namespace }, options),
       create: (namespace, body, options) =>

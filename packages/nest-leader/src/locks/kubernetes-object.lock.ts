@@ -9,6 +9,7 @@ import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { lockMessages } from '../messages.js';
 import { loadClientNode } from './client-node.loader.js';
 import { validateKubeConfig } from './kube-config.loader.js';
+import { withSharedConnection } from './kubernetes-connection.js';
 import { classifyKubernetesApiError } from './kubernetes-api-errors.js';
 import {
   type KubernetesRequestOptions,
@@ -74,6 +75,8 @@ export abstract class KubernetesObjectLock<
   readonly namespace: string;
   /** The loaded kubeconfig its requests use (observers write Events and pod labels with it). */
   readonly kubeConfig: KubeConfig;
+  /** {@link KubernetesObjectLock.kubeConfig} with one pooled HTTP/1.1 connection (`kubernetes-connection.ts`). */
+  protected readonly pooledKubeConfig: KubeConfig;
   private readonly requestTimeoutMs: number;
   private readonly identity: string | undefined;
   private readonly execPlugin: boolean;
@@ -105,9 +108,10 @@ export abstract class KubernetesObjectLock<
       throw new InvalidLeaderElectionOptionError('kubeConfig', lockMessages.noCluster(), undefined);
     }
     this.execPlugin = Boolean(this.kubeConfig.getCurrentUser()?.exec);
+    this.pooledKubeConfig = withSharedConnection(this.kubeConfig);
   }
 
-  /** The client-node calls for `T` (made once, from {@link KubernetesObjectLock.kubeConfig}). */
+  /** The client-node calls for `T` (made once, from `pooledKubeConfig`). */
   protected abstract readonly api: KubernetesObjectApi<T>;
   /** The record stored in `object`; never throws (a foreign or corrupt record reads leniently). */
   protected abstract toRecord(object: T): LeaseRecord;

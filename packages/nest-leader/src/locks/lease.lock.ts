@@ -41,7 +41,7 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
    */
   constructor(opts: LeaseLockOptions) {
     super('Lease', LEASE_RESOURCE, opts);
-    const api: CoordinationV1Api = this.kubeConfig.makeApiClient(
+    const api: CoordinationV1Api = this.pooledKubeConfig.makeApiClient(
       loadClientNode().CoordinationV1Api,
     );
     this.api = {
@@ -68,7 +68,7 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
   ): LockWatch {
     return watchLease(
       {
-        kubeConfig: this.kubeConfig,
+        kubeConfig: this.pooledKubeConfig,
         name: this.name,
         namespace: this.namespace,
         timeoutSeconds: options.timeoutSeconds,

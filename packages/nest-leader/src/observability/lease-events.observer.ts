@@ -11,6 +11,7 @@ import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.opti
 import { validateLeaseName, validateNamespace } from '../locks/kubernetes-names.js';
 import { EVENT_RESOURCE, observabilityMessages } from '../messages.js';
 import { loadClientNode } from '../locks/client-node.loader.js';
+import { withSharedConnection } from '../locks/kubernetes-connection.js';
 import {
   type KubernetesRequestOptions,
   kubernetesRequestOptions,
@@ -77,7 +78,7 @@ export class LeaseEventsObserver implements ElectionObserver {
   constructor(options: LeaseEventsObserverOptions) {
     this.namespace = validateNamespace(options.namespace, 'namespace');
     this.leaseName = validateLeaseName(options.leaseName, 'leaseName');
-    this.kubeConfig = options.kubeConfig;
+    this.kubeConfig = withSharedConnection(options.kubeConfig);
     this.reportingController = validateQualifiedName(
       options.reportingController ?? DEFAULT_REPORTING_CONTROLLER,
       'reportingController',

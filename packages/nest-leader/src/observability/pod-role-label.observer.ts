@@ -11,6 +11,7 @@ import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.opti
 import { validateNamespace } from '../locks/kubernetes-names.js';
 import { observabilityMessages, POD_RESOURCE } from '../messages.js';
 import { loadClientNode } from '../locks/client-node.loader.js';
+import { withSharedConnection } from '../locks/kubernetes-connection.js';
 import {
   type KubernetesRequestOptions,
   kubernetesRequestOptions,
@@ -117,7 +118,7 @@ export class PodRoleLabelObserver implements ElectionObserver {
       options.requestTimeoutMs,
       DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS,
     );
-    this.kubeConfig = options.kubeConfig;
+    this.kubeConfig = withSharedConnection(options.kubeConfig);
     this.failures = new FailureReporter(options.logger ?? consoleWarnings);
   }
 
