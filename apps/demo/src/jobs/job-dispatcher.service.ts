@@ -25,7 +25,15 @@ export class JobDispatcher {
   @LeaderOnly()
   @Cron(DISPATCH_CRON, { name: 'dispatch-jobs', waitForCompletion: true })
   async dispatchScheduled(): Promise<void> {
-    await this.dispatch('dispatch-jobs');
+    const term = currentTerm();
+    try {
+      await this.dispatch('dispatch-jobs');
+    } catch (error) {
+      // The term ended mid-dispatch and the work stopped with it, as it should: not an error
+      // for the scheduler to log.
+      if (term?.signal.aborted) return;
+      throw error;
+    }
   }
 
   /**
