@@ -115,8 +115,13 @@ export async function applyFault(
       result.unresponsive = [leader.instance];
       fleet.signal(leader, 'SIGTERM');
       result.restartSlots.push(leader.slot);
-      await leader.exited;
-      if (leader.exit?.code !== 0) {
+      if (!(await exitsWithin(leader, SIGTERM_EXIT_MS))) {
+        result.notes.push(
+          `${leader.instance} had not exited ${SIGTERM_EXIT_MS / 1000} s after SIGTERM (shutdown hung); SIGKILLed`,
+        );
+        fleet.signal(leader, 'SIGKILL');
+        await leader.exited;
+      } else if (leader.exit?.code !== 0) {
         result.notes.push(
           `${leader.instance} exited with ${leader.exit?.code ?? leader.exit?.signal} after SIGTERM (expected 0: drained and released)`,
         );
@@ -283,4 +288,18 @@ async function everyoneSees(
     await sleep(100);
   }
   return { ok: false, waitedMs: Math.round(performance.now() - started) };
+}
+
+/** How long a SIGTERMed replica may take to drain, release and exit before it counts as hung. */
+const SIGTERM_EXIT_MS = 10_000;
+
+/** True once `p` exited, false if it is still running after `ms`. */
+async function exitsWithin(p: FleetProcess, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const exited = await Promise.race([
+    p.exited.then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false))),
+  ]);
+  clearTimeout(timer);
+  return exited;
 }

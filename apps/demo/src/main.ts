@@ -18,6 +18,10 @@ async function bootstrap(config: DemoConfig): Promise<void> {
     // Let bootstrap errors reach the handler below (a clear message, exit 78 for bad options)
     // instead of Nest exiting with 1 on its own.
     abortOnError: false,
+    // Close keep-alive connections on shutdown: a client polling every second (the chaos
+    // harness's probes, a load balancer) would otherwise hold server.close() — and the exit —
+    // open forever, after the Lease was released and leader-only work drained.
+    forceCloseConnections: true,
   });
   // SIGTERM (Kubernetes) and SIGINT (Ctrl-C) run Nest's shutdown hooks: the library drains
   // in-flight @LeaderOnly work and releases the Lease before the process exits. Exit status 0
