@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LeaderWorkEvent, LeadershipAcquiredEvent } from '@nest-leader/demo/demo-events';
-import { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
+import type { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
+import { startFileLockLeader } from './support/file-lock-leader.js';
 
 describe('demo fault-injection hooks', { timeout: 90_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'nest-leader-e2e-hooks-'));
@@ -20,29 +21,8 @@ describe('demo fault-injection hooks', { timeout: 90_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function leader(env: Record<string, string>): Promise<ReplicaProcess> {
-    const replica = ReplicaProcess.start({
-      identity: `hooks-${started.length + 1}`,
-      port: 0,
-      env: {
-        HOME: dir,
-        KUBECONFIG: undefined,
-        LEADER_LOCK: 'file',
-        LEADER_LOCK_DIR: mkdtempSync(join(dir, 'lock-')),
-        ...env,
-      },
-    });
-    started.push(replica);
-    await replica.started();
-    await replica.waitForEvent(
-      (e): e is LeadershipAcquiredEvent => e.event === 'leadership-acquired',
-      {
-        timeoutMs: 30_000,
-        description: 'it to lead',
-      },
-    );
-    return replica;
-  }
+  const leader = (env: Record<string, string>) =>
+    startFileLockLeader(dir, `hooks-${started.length + 1}`, env, (r) => started.push(r));
 
   it('without DEMO_DEBUG_HOOKS there is no debug endpoint and no heartbeat loop', async () => {
     const replica = await leader({});

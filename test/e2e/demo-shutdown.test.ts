@@ -14,8 +14,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { LeadershipAcquiredEvent } from '@nest-leader/demo/demo-events';
-import { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
+import type { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
+import { startFileLockLeader } from './support/file-lock-leader.js';
 
 describe('demo shutdown under keep-alive clients', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'nest-leader-e2e-shutdown-'));
@@ -26,21 +26,7 @@ describe('demo shutdown under keep-alive clients', { timeout: 60_000 }, () => {
   });
 
   it('SIGTERM with a request in flight and two clients polling: released, exit 0 within 10 s', async () => {
-    replica = ReplicaProcess.start({
-      identity: 'shutdown-1',
-      port: 0,
-      env: {
-        HOME: dir,
-        KUBECONFIG: undefined,
-        LEADER_LOCK: 'file',
-        LEADER_LOCK_DIR: mkdtempSync(join(dir, 'lock-')),
-      },
-    });
-    await replica.started();
-    await replica.waitForEvent(
-      (e): e is LeadershipAcquiredEvent => e.event === 'leadership-acquired',
-      { timeoutMs: 30_000, description: 'it to lead' },
-    );
+    replica = await startFileLockLeader(dir, 'shutdown-1', {}, (r) => (replica = r));
     // Each client sends its next request as soon as the last answer arrived, on the same
     // keep-alive connection (fetch pools them), so a request is in flight at almost any time.
     const answered = [0, 0];

@@ -262,6 +262,16 @@ export const electionMessages = {
   stoppedLeading: (identity: string, lock: string, reason: LeaderTermEndReason) =>
     `Candidate "${identity}" stopped leading ${lock}: ${reason}.`,
   newLeader: (identity: string, lock: string) => `New leader of ${lock}: ${quoted(identity)}.`,
+  lateAcquisition: (
+    lock: string,
+    leaseTransitions: number,
+    elapsedMs: number,
+    renewDeadlineMs: number,
+  ) =>
+    `${lock} was acquired (term ${leaseTransitions}), but the answer was handled ` +
+    `${seconds(elapsedMs)} after the request was sent, past renewDeadline ` +
+    `(${seconds(renewDeadlineMs)}; the process was paused or its event loop blocked): not ` +
+    'leading on it; another candidate may already have taken over. Trying again.',
   renewDeadlineExceeded: (lock: string, renewDeadlineMs: number) =>
     `${lock} was not renewed within renewDeadline (${seconds(renewDeadlineMs)}); stepping down.`,
   takenOver: (lock: string, holder: string) =>

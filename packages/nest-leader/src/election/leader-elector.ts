@@ -346,8 +346,10 @@ export class LeaderElector {
           if (signal.aborted) return false;
           if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
           if (attempt.outcome === 'leading') {
-            this.beginTerm(attempt.writeStartedMs);
-            return true;
+            if (!this.lateAcquisition(attempt.writeStartedMs)) {
+              this.beginTerm(attempt.writeStartedMs);
+              return true;
+            }
           }
           // Watch once the Lease could be read: from its version, and not with credentials
           // that cannot even read it (their error is reported once, by the read).
@@ -391,6 +393,28 @@ export class LeaderElector {
     const untilExpiryMs = this.msUntilObservedExpiry();
     if (this.following.healthy && this.canSkipAttempt()) return untilExpiryMs + 1;
     return untilExpiryMs > 0 ? Math.min(jitteredMs, untilExpiryMs + 1) : jitteredMs;
+  }
+
+  /**
+   * True when the acquiring write's answer is handled renewDeadline or more after the write
+   * was sent (a pause, a blocked event loop): the term would end the moment it began, and by
+   * then another candidate may hold a newer one, so it is not begun at all — no
+   * `onStartedLeading`, no observer call. The Lease still names us with that term; the next
+   * attempt takes it with a new term if nobody else did (client-go would start it and let
+   * its renew loop end it).
+   */
+  private lateAcquisition(writeStartedMs: number): boolean {
+    const elapsedMs = this.clock.nowMs() - writeStartedMs;
+    if (elapsedMs < this.config.renewDeadlineMs) return false;
+    this.logger.warn(
+      electionMessages.lateAcquisition(
+        this.lock.description,
+        this.observed!.record.leaseTransitions,
+        elapsedMs,
+        this.config.renewDeadlineMs,
+      ),
+    );
+    return true;
   }
 
   private beginTerm(writeStartedMs: number): void {

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LeaseApiError, type ResourceLock } from 'nest-leader';
+import { type LeaseRecord, LeaseApiError, type ResourceLock } from 'nest-leader';
+import { ManualClock, type MemoryLock } from 'nest-leader/testing';
 import { candidate, s, SlowLock, world } from './elector.fixture.js';
 
 /** `lock` as seen through one replica's own network link, which can be cut. */
@@ -26,6 +27,35 @@ function linkTo(lock: ResourceLock): { lock: ResourceLock; cut: boolean } {
       link.cut ? Promise.reject(unreachable()) : lock.update(record, version, signal),
   };
   return link;
+}
+
+/**
+ * `inner` as seen by a process that is paused right after its next write reached the API
+ * server: the write is applied at once, its answer is handled only once `resume()` is called
+ * (nothing of that process runs meanwhile, so even its request timeout cannot fire).
+ */
+function pausedAfterNextWrite(inner: MemoryLock): { lock: ResourceLock; resume: () => void } {
+  let paused = true;
+  let resume!: () => void;
+  const resumed = new Promise<void>((resolve) => (resume = resolve));
+  const afterWrite = async (write: Promise<string>): Promise<string> => {
+    const version = await write;
+    if (paused) {
+      paused = false;
+      await resumed;
+    }
+    return version;
+  };
+  return {
+    resume,
+    lock: {
+      description: inner.description,
+      get: (signal) => inner.get(signal),
+      create: (record: LeaseRecord, signal) => afterWrite(inner.create(record, signal)),
+      update: (record: LeaseRecord, version: string, signal) =>
+        afterWrite(inner.update(record, version, signal)),
+    },
+  };
 }
 
 describe('LeaderElector: chaos findings', () => {
@@ -138,5 +168,58 @@ describe('LeaderElector: chaos findings', () => {
     assert.ok(b.elector.isLeader() || c.elector.isLeader(), 'someone leads again');
     await b.elector.stop();
     await c.elector.stop();
+  });
+
+  test('an acquisition whose answer is handled after renewDeadline (a pause) never begins its term', async () => {
+    // event-loop-block fault, second election: a replica's acquiring write for shard-a reached
+    // the API server just before its event loop was blocked for 3 s; on waking it started
+    // term 150 — 1 s after another replica had begun term 151 — and ended it 2 ms later.
+    // a runs on its own clock, which stands still while it is paused.
+    const w = world();
+    const aClock = new ManualClock();
+    const a = pausedAfterNextWrite(w.lock);
+    const first = candidate('a', { lock: w.lock, clock: aClock }, { lock: a.lock });
+    const second = candidate('b', w);
+    first.elector.start();
+    await aClock.advance(0); // a's write of term 0 is on the server; a is paused
+    second.elector.start();
+    await w.clock.advance(s(30)); // b saw a's record, waited leaseDuration, took term 1
+    assert.deepEqual(second.log.events, ['started 1']);
+
+    aClock.jump(s(30)); // a wakes 30 s later and handles its answer
+    a.resume();
+    for (let elapsed = 100; elapsed <= s(30); elapsed += 100) {
+      await aClock.advance(100);
+      await w.clock.advance(100);
+      assert.equal(first.elector.isLeader(), false, `a leads ${elapsed} ms after it resumed`);
+    }
+    assert.deepEqual(first.log.events, [], 'a never began term 0 (nor any other)');
+    assert.equal(
+      first.logger.matching('WARN', /acquired \(term 0\), but the answer was handled 30s after/)
+        .length,
+      1,
+      first.logger.lines.join('\n'),
+    );
+    assert.deepEqual(second.log.events, ['started 1'], 'b kept its term');
+    const stopped = Promise.all([first.elector.stop(), second.elector.stop()]);
+    await aClock.advance(s(30));
+    await w.clock.advance(s(30));
+    await stopped;
+  });
+
+  test('after a late acquisition nobody else took, the next attempt begins a new term', async () => {
+    const w = world();
+    const a = pausedAfterNextWrite(w.lock);
+    const only = candidate('a', w, { lock: a.lock });
+    only.elector.start();
+    await w.clock.advance(0);
+    w.clock.jump(s(12)); // paused past renewDeadline (10 s) before handling the answer
+    a.resume();
+    await w.clock.advance(s(5));
+    assert.equal(only.logger.matching('WARN', /acquired \(term 0\), but/).length, 1);
+    assert.deepEqual(only.log.events, ['started 1'], 'term 0 was never begun; term 1 was');
+    assert.equal(only.elector.isLeader(), true);
+    assert.equal((await w.lock.get())?.record.leaseTransitions, 1);
+    await only.elector.stop();
   });
 });
