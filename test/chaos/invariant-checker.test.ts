@@ -132,6 +132,33 @@ describe('chaos invariant checker', () => {
     );
   });
 
+  it('flags a new term under latency-near when the old term still worked as the round began', () => {
+    // a works through the round's start until 3.4 s (stepped down under the latency); b
+    // takes over at 4.5 s, inside the round.
+    const processes = [
+      proc('a#1', 0, [acquired('a', 1, 0), ...beats('a', 1, 0, 3400), lost('a', 1, 3450)]),
+      proc('b#2', 1, [acquired('b', 2, 4500), ...beats('b', 2, 4500, 9000)]),
+    ];
+    const verdict = checkChaosRun(input(processes, [fault(1, 'latency-near', 2000, 6000)]));
+    assert.deepEqual(
+      verdict.violations.map((v) => [v.kind, v.round]),
+      [['unexpected-transition', 1]],
+    );
+  });
+
+  it('does not blame latency-near for a failover an earlier fault began (second election)', () => {
+    // long run, round 387: the shard-a holder was SIGKILLed in round 386 (at 2 s); the next
+    // round (latency-near on another leader) began at 3.5 s, before shard-a's takeover at 4.5 s.
+    const verdict = checkChaosRun(
+      input(cleanHandover(), [
+        fault(1, 'sigkill', 2000, 2050),
+        fault(2, 'latency-near', 3500, 6000, { boundMs: 2700 }),
+      ]),
+    );
+    assert.deepEqual(verdict.violations, []);
+    assert.equal(verdict.transitions[1]!.gapMs, 2500);
+  });
+
   it('flags an old term working after the next term was acquired (a paused leader waking up)', () => {
     const processes = [
       proc('a#1', 0, [
