@@ -345,11 +345,9 @@ export class LeaderElector {
           const attempt = await this.tryAcquireOrRenew(signal, undefined);
           if (signal.aborted) return false;
           if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
-          if (attempt.outcome === 'leading') {
-            if (!this.lateAcquisition(attempt.writeStartedMs)) {
-              this.beginTerm(attempt.writeStartedMs);
-              return true;
-            }
+          if (attempt.outcome === 'leading' && !this.lateAcquisition(attempt.writeStartedMs)) {
+            this.beginTerm(attempt.writeStartedMs);
+            return true;
           }
           // Watch once the Lease could be read: from its version, and not with credentials
           // that cannot even read it (their error is reported once, by the read).
