@@ -1,7 +1,7 @@
 /**
  * A leader that writes to a real SQLite database (node:sqlite) with its term's fencing token,
  * using the README's `examples/fenced-ledger.ts`: every 250 ms, if the gate says it leads, it
- * announces `gate-passed` and writes. When its `--pause-file` exists it waits 1.5 s between the
+ * announces `gate-passed` and writes. When its `--pause-file` exists it waits 5 s between the
  * gate and the write (`write-window`): the window in which the test SIGSTOPs it. Each write
  * also goes to an unfenced table, to show what a lease alone lets through.
  *
@@ -67,7 +67,9 @@ for (;;) {
   emit('gate-passed', { token });
   if (existsSync(values['pause-file']!)) {
     emit('write-window', { token, pid: process.pid });
-    await sleep(1500);
+    // Long enough that a test slowed by a loaded machine still stops us before the write:
+    // stopped inside an INSERT, we would hold SQLite's write lock and block the successor.
+    await sleep(5000);
   }
   const entry = `${identity}#${++sequence}`;
   db.prepare('INSERT INTO unfenced (token, writer) VALUES (?, ?)').run(token, identity);
