@@ -39,7 +39,11 @@ type apiserverConfig struct {
 	TokenAuthFile string
 	AuditLog      string
 	Verbosity     int
-	ExtraArgs     []string
+	// AdvertiseAddress is 127.0.0.1 for the tests that need no node. A node's pods reach the
+	// API server through the kubernetes Service, whose endpoint must be an address they can
+	// route to: scripts/cluster.sh gives an address inside the node's network namespace.
+	AdvertiseAddress string
+	ExtraArgs        []string
 }
 
 func apiserverArgs(c apiserverConfig) ([]string, error) {
@@ -49,8 +53,8 @@ func apiserverArgs(c apiserverConfig) ([]string, error) {
 	}
 	args := []string{
 		"--etcd-servers=" + c.EtcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
+		"--bind-address=" + bindAddress(c.AdvertiseAddress),
+		"--advertise-address=" + c.AdvertiseAddress,
 		"--secure-port=" + strconv.Itoa(c.Port),
 		"--cert-dir=" + filepath.Join(c.StateDir, "pki", "generated"),
 		"--tls-cert-file=" + c.PKI.ServingCert,
@@ -62,9 +66,6 @@ func apiserverArgs(c apiserverConfig) ([]string, error) {
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file=" + c.PKI.ServiceAccountPubKey,
 		"--service-account-signing-key-file=" + c.PKI.ServiceAccountKey,
-		// No Endpoints for the "kubernetes" Service: a loopback advertise address is not a
-		// valid endpoint, and nothing here routes Service traffic anyway.
-		"--endpoint-reconciler-type=none",
 		"--audit-policy-file=" + policy,
 		"--audit-log-path=" + c.AuditLog,
 		"--audit-log-format=json",
@@ -76,7 +77,22 @@ func apiserverArgs(c apiserverConfig) ([]string, error) {
 		"--shutdown-watch-termination-grace-period=2s",
 		"--v=" + strconv.Itoa(c.Verbosity),
 	}
+	if c.AdvertiseAddress == loopback {
+		// No Endpoints for the "kubernetes" Service: a loopback advertise address is not a
+		// valid endpoint, and without a node nothing routes Service traffic anyway.
+		args = append(args, "--endpoint-reconciler-type=none")
+	}
 	return append(args, c.ExtraArgs...), nil
+}
+
+const loopback = "127.0.0.1"
+
+// bindAddress listens on loopback only, unless a node's pods must reach the advertised address.
+func bindAddress(advertise string) string {
+	if advertise == loopback {
+		return loopback
+	}
+	return "0.0.0.0"
 }
 
 // runAPIServer runs kube-apiserver's own cobra command in this process. It installs its own

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -33,6 +34,7 @@ type options struct {
 	APIServerArgs   []string
 	APIServerBinary string
 	EtcdBinary      string
+	AdvertiseAddr   string
 
 	parsedIdentities []identity
 }
@@ -57,10 +59,14 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long to wait for kube-apiserver to stop before closing etcd anyway")
 	fs.StringVar(&o.APIServerBinary, "kube-apiserver-binary", "", "run this kube-apiserver executable (e.g. $KUBEBUILDER_ASSETS/kube-apiserver) as a child process instead of the built-in one")
 	fs.StringVar(&o.EtcdBinary, "etcd-binary", "", "run this etcd executable (e.g. $KUBEBUILDER_ASSETS/etcd) as a child process instead of the embedded one")
+	fs.StringVar(&o.AdvertiseAddr, "advertise-address", loopback, "address kube-apiserver advertises as the kubernetes Service's endpoint; anything but 127.0.0.1 also makes it listen on every address of its network namespace (scripts/cluster.sh runs it inside the node's)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	o.APIServerArgs = fs.Args()
+	if net.ParseIP(o.AdvertiseAddr).To4() == nil {
+		return o, fmt.Errorf("--advertise-address %q is not an IPv4 address", o.AdvertiseAddr)
+	}
 	if o.Port < 0 || o.Port > 65535 {
 		return o, fmt.Errorf("--port %d out of range", o.Port)
 	}
@@ -70,6 +76,7 @@ func parseOptions(args []string) (options, error) {
 }
 
 func main() {
+	runComponent(os.Args[1:])
 	o, err := parseOptions(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
@@ -144,7 +151,7 @@ func run(o options) int {
 	serverJSON := filepath.Join(stateDir, "server.json")
 	_ = os.Remove(serverJSON)
 
-	pki, err := ensurePKI(stateDir)
+	pki, err := ensurePKI(stateDir, o.AdvertiseAddr)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -205,7 +212,7 @@ func run(o options) int {
 	auditLog := filepath.Join(stateDir, "audit.log")
 	args, err := apiserverArgs(apiserverConfig{
 		StateDir: stateDir, Port: port, EtcdURL: etcdURL, PKI: pki, TokenAuthFile: tokenAuthFile,
-		AuditLog: auditLog, Verbosity: o.Verbosity, ExtraArgs: o.APIServerArgs,
+		AuditLog: auditLog, Verbosity: o.Verbosity, AdvertiseAddress: o.AdvertiseAddr, ExtraArgs: o.APIServerArgs,
 	})
 	if err != nil {
 		closeEtcd()

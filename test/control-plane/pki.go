@@ -42,7 +42,10 @@ func pkiPaths(stateDir string) pki {
 
 // ensurePKI reuses the CA, serving certificate and service-account key pair found in the
 // state dir and generates whichever is missing, so restarts keep the same trust and tokens.
-func ensurePKI(stateDir string) (pki, error) {
+//
+// The serving certificate names loopback, the kubernetes Service's ClusterIP (what pods use
+// through KUBERNETES_SERVICE_HOST) and advertiseAddress; one that lacks any is replaced.
+func ensurePKI(stateDir, advertiseAddress string) (pki, error) {
 	p := pkiPaths(stateDir)
 	if err := os.MkdirAll(filepath.Dir(p.CACert), 0o700); err != nil {
 		return p, err
@@ -61,8 +64,12 @@ func ensurePKI(stateDir string) (pki, error) {
 		return p, fmt.Errorf("CA: %w", err)
 	}
 
+	servingIPs := []net.IP{net.ParseIP(loopback), net.IPv6loopback, net.ParseIP(kubernetesServiceIP), net.ParseIP(advertiseAddress)}
+	if cert, _, err := loadCertAndKey(p.ServingCert, p.ServingKey); err == nil && !namesAll(cert, servingIPs) {
+		_ = os.Remove(p.ServingCert)
+	}
 	if _, _, err := loadCertAndKey(p.ServingCert, p.ServingKey); errors.Is(err, os.ErrNotExist) {
-		cert, key, err := newServingCert(caCert, caKey)
+		cert, key, err := newServingCert(caCert, caKey, servingIPs)
 		if err == nil {
 			err = writeCertAndKey(p.ServingCert, p.ServingKey, cert, key)
 		}
@@ -124,7 +131,19 @@ func newCA() (*x509.Certificate, crypto.Signer, error) {
 	return cert, key, err
 }
 
-func newServingCert(ca *x509.Certificate, caKey crypto.Signer) (*x509.Certificate, crypto.Signer, error) {
+// kubernetesServiceIP is the first address of --service-cluster-ip-range (apiserver.go).
+const kubernetesServiceIP = "10.0.0.1"
+
+func namesAll(cert *x509.Certificate, ips []net.IP) bool {
+	for _, ip := range ips {
+		if cert.VerifyHostname(ip.String()) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func newServingCert(ca *x509.Certificate, caKey crypto.Signer, ips []net.IP) (*x509.Certificate, crypto.Signer, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
@@ -137,7 +156,7 @@ func newServingCert(ca *x509.Certificate, caKey crypto.Signer) (*x509.Certificat
 		NotAfter:     now.Add(certValidity),
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback},
+		IPAddresses:  ips,
 		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
