@@ -81,6 +81,10 @@ func apiserverArgs(c apiserverConfig) ([]string, error) {
 		// No Endpoints for the "kubernetes" Service: a loopback advertise address is not a
 		// valid endpoint, and without a node nothing routes Service traffic anyway.
 		args = append(args, "--endpoint-reconciler-type=none")
+	} else {
+		// The node's name resolves nowhere (no DNS inside its namespace): reach the kubelet
+		// (logs, exec, the pod proxy) at its InternalIP.
+		args = append(args, "--kubelet-preferred-address-types=InternalIP")
 	}
 	return append(args, c.ExtraArgs...), nil
 }

@@ -1,0 +1,380 @@
+/**
+ * The cluster tier: the demo image in real pods on a real kubelet + containerd node, applied
+ * from the repository's manifests (`apps/demo/deploy`, verbatim, with kustomize), and what the
+ * kubelet does to it — probes, SIGTERM with the grace period, container restarts, a rollout,
+ * evictions under the shipped PodDisruptionBudget, Service endpoints that follow readiness.
+ *
+ * Timings are the manifests' (the library's defaults: leaseDuration 15 s, renewDeadline 10 s,
+ * retryPeriod 2 s). Measurements go to test/dist/cluster-results/*.jsonl and the log.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { checkLeaderTerms, type LeaderWorkEvent } from '@nest-leader/demo/demo-events';
+import { eventually } from '../e2e/support/eventually.js';
+import {
+  killContainer,
+  repoRoot,
+  startNodeCluster,
+  type NodeCluster,
+} from '../support/node-cluster.js';
+import { PodLogCollector } from '../support/pod-log-collector.js';
+
+const ns = 'nest-leader-demo';
+const lease = 'nest-leader-demo';
+const selector = 'app.kubernetes.io/name=nest-leader-demo';
+const leaseDurationMs = 15_000;
+const retryPeriodMs = 2_000;
+/** A released Lease is taken within a retry (watching followers act at once) plus slack. */
+const gracefulBoundMs = 1.2 * retryPeriodMs + 3_000;
+/** A crashed leader's Lease is taken once it expired, after at most a jittered retry. */
+const crashBoundMs = leaseDurationMs + 2.2 * retryPeriodMs + 3_000;
+const resultsDir = join(repoRoot, 'test/dist/cluster-results');
+
+interface PodView {
+  name: string;
+  ip: string | undefined;
+  ready: boolean;
+  restarts: number;
+  containerId: string | undefined;
+  role: string | undefined;
+  terminating: boolean;
+}
+
+let cluster: NodeCluster;
+let logs: PodLogCollector;
+
+async function pods(): Promise<PodView[]> {
+  const list = await cluster.getJson('get', 'pods', '-n', ns, '-l', selector);
+  return list.items.map((pod: any) => {
+    const status = pod.status.containerStatuses?.find((s: any) => s.name === 'demo');
+    return {
+      name: pod.metadata.name,
+      ip: pod.status.podIP,
+      ready:
+        pod.status.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') ?? false,
+      restarts: status?.restartCount ?? 0,
+      containerId: status?.containerID?.replace(/^containerd:\/\//, ''),
+      role: pod.metadata.labels?.['nest-leader/role'],
+      terminating: Boolean(pod.metadata.deletionTimestamp),
+    };
+  });
+}
+
+async function leaseSpec(): Promise<{ holderIdentity: string; leaseTransitions: number }> {
+  const spec = (await cluster.getJson('get', 'lease', lease, '-n', ns)).spec;
+  return {
+    holderIdentity: spec.holderIdentity ?? '',
+    leaseTransitions: spec.leaseTransitions ?? 0,
+  };
+}
+
+async function readyEndpointIps(): Promise<string[]> {
+  const slices = await cluster.getJson(
+    'get',
+    'endpointslices',
+    '-n',
+    ns,
+    '-l',
+    `kubernetes.io/service-name=${ns}`,
+  );
+  return slices.items
+    .flatMap((slice: any) => slice.endpoints ?? [])
+    .filter((e: any) => e.conditions?.ready)
+    .flatMap((e: any) => e.addresses as string[])
+    .sort();
+}
+
+/**
+ * What the manifests' comments promise while a leader holds the Lease: exactly one live pod
+ * leads, it is the only Ready pod, the Service's EndpointSlice holds its IP alone, and its
+ * role label says so (the standbys' say standby).
+ */
+async function assertRoutedToLeader(timeoutMs = 20_000): Promise<PodView> {
+  return eventually(
+    async () => {
+      const { holderIdentity } = await leaseSpec();
+      const live = (await pods()).filter((p) => !p.terminating);
+      const leader = live.find((p) => p.name === holderIdentity);
+      assert.ok(
+        leader,
+        `the holder ${JSON.stringify(holderIdentity)} is one of the live pods ${live.map((p) => p.name)}`,
+      );
+      assert.deepEqual(
+        live.filter((p) => p.ready).map((p) => p.name),
+        [leader.name],
+        'only the leader is Ready (/readyz is leader-only)',
+      );
+      assert.deepEqual(
+        await readyEndpointIps(),
+        [leader.ip],
+        "the Service's EndpointSlice holds the leader's IP alone",
+      );
+      assert.equal(leader.role, 'leader');
+      for (const standby of live.filter((p) => p !== leader))
+        assert.equal(standby.role, 'standby', standby.name);
+      return leader;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+}
+
+/** Samples the Lease every 100 ms until `done` says stop; returns holder changes and gaps. */
+async function watchLease(until: () => Promise<boolean>, timeoutMs: number) {
+  const started = performance.now();
+  let last = await leaseSpec();
+  const holders = [last.holderIdentity];
+  const firstTransitions = last.leaseTransitions;
+  let leaderlessMs = 0;
+  let leaderlessSince: number | undefined;
+  const livePods = async () =>
+    new Set((await pods()).filter((p) => !p.terminating).map((p) => p.name));
+  while (performance.now() - started < timeoutMs) {
+    const now = performance.now();
+    const spec = await leaseSpec();
+    const live = await livePods();
+    // Leaderless: released (empty holder) or held by a pod that is gone or going.
+    const leaderless = spec.holderIdentity === '' || !live.has(spec.holderIdentity);
+    if (leaderless && leaderlessSince === undefined) leaderlessSince = now;
+    if (!leaderless && leaderlessSince !== undefined) {
+      leaderlessMs += now - leaderlessSince;
+      leaderlessSince = undefined;
+    }
+    if (spec.holderIdentity !== '' && spec.holderIdentity !== holders.at(-1))
+      holders.push(spec.holderIdentity);
+    last = spec;
+    if (!leaderless && (await until())) break;
+    await sleep(100);
+  }
+  return {
+    holders,
+    transitions: last.leaseTransitions - firstTransitions,
+    leaderlessMs: Math.round(leaderlessMs),
+    elapsedMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Waits until the Lease names a live pod other than `previous`; returns the time it took. */
+async function waitForNewLeader(
+  previous: string,
+  sinceMs: number,
+  timeoutMs: number,
+): Promise<{ leader: string; ms: number }> {
+  return eventually(
+    async () => {
+      const { holderIdentity } = await leaseSpec();
+      const live = (await pods()).filter((p) => !p.terminating).map((p) => p.name);
+      assert.ok(
+        holderIdentity !== previous && live.includes(holderIdentity),
+        `new leader, not ${previous}`,
+      );
+      return { leader: holderIdentity, ms: Math.round(performance.now() - sinceMs) };
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
+}
+
+function record(name: string, figures: Record<string, unknown>): void {
+  mkdirSync(resultsDir, { recursive: true });
+  appendFileSync(
+    join(resultsDir, `${name}.jsonl`),
+    `${JSON.stringify({ at: new Date().toISOString(), ...figures })}\n`,
+  );
+  console.log(`# ${name}: ${JSON.stringify(figures)}`);
+}
+
+function assertNoOverlappingWork(): void {
+  const work = logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
+  assert.ok(work.length > 0, 'the leaders did leader-only work');
+  const { violations } = checkLeaderTerms(work);
+  assert.deepEqual(violations, [], 'no two pods worked one term, no terms overlapped');
+}
+
+async function rolloutDone(): Promise<boolean> {
+  const d = await cluster.getJson('get', 'deployment', ns, '-n', ns);
+  const s = d.status;
+  return (
+    s.observedGeneration >= d.metadata.generation &&
+    s.updatedReplicas === d.spec.replicas &&
+    (s.replicas ?? 0) === d.spec.replicas &&
+    (await pods()).filter((p) => !p.terminating).length === d.spec.replicas
+  );
+}
+
+describe(
+  'the demo in real pods on a real node (apps/demo/deploy, verbatim)',
+  { timeout: 30 * 60_000 },
+  () => {
+    before(async () => {
+      cluster = await startNodeCluster();
+      await cluster.kubectl('apply', '-k', join(repoRoot, 'apps/demo/deploy'));
+      logs = new PodLogCollector(cluster, ns, selector, 'demo');
+      await eventually(
+        async () => {
+          const live = await pods();
+          assert.equal(live.filter((p) => !p.terminating && p.containerId).length, 3);
+        },
+        { timeoutMs: 180_000, intervalMs: 500 },
+      );
+    });
+
+    after(async () => {
+      await logs?.stop();
+      await cluster?.stop();
+    });
+
+    it('three pods elect one leader whose identity is its pod name, through in-cluster credentials', async () => {
+      const leader = await assertRoutedToLeader(60_000);
+      const deployment = await cluster.getJson('get', 'deployment', ns, '-n', ns);
+      const env = deployment.spec.template.spec.containers[0].env.map((e: any) => e.name);
+      assert.ok(
+        !env.includes('KUBECONFIG'),
+        'no kubeconfig in the pod: the in-cluster credentials are used',
+      );
+      await eventually(
+        () => {
+          const started = logs
+            .json<{ event: string; identity: string }>()
+            .filter((e) => e.event === 'replica-started');
+          assert.equal(
+            new Set(started.map((e) => e.pod)).size,
+            3,
+            'every pod logged replica-started',
+          );
+          for (const e of started)
+            assert.equal(e.identity, e.pod, 'the identity is the pod name (downward API)');
+        },
+        { timeoutMs: 30_000 },
+      );
+      await eventually(
+        () =>
+          assert.ok(
+            logs
+              .json<LeaderWorkEvent>()
+              .some((e) => e.event === 'leader-work' && e.identity === leader.name),
+          ),
+        {
+          timeoutMs: 30_000,
+        },
+      );
+    });
+
+    it('kubectl delete pod <leader>: it drains and releases, another pod leads within the graceful bound', async () => {
+      const before = await assertRoutedToLeader();
+      const t0 = performance.now();
+      await cluster.kubectl('delete', 'pod', before.name, '-n', ns, '--wait=false');
+      const { leader, ms } = await waitForNewLeader(before.name, t0, 60_000);
+      await eventually(
+        () =>
+          assert.ok(
+            logs
+              .json<{ event: string; pod: string }>()
+              .some((e) => e.event === 'replica-stopped' && e.pod === before.name),
+            'the old leader logged replica-stopped (drained, released)',
+          ),
+        { timeoutMs: 30_000 },
+      );
+      record('delete-leader-pod', {
+        from: before.name,
+        to: leader,
+        handoverMs: ms,
+        boundMs: gracefulBoundMs,
+      });
+      assert.ok(ms <= gracefulBoundMs, `handover took ${ms} ms (bound ${gracefulBoundMs} ms)`);
+      await assertRoutedToLeader(30_000);
+      assertNoOverlappingWork();
+    });
+
+    it('the leader container SIGKILLed by the runtime: restarted by the kubelet, another pod leads within the crash bound', async () => {
+      const before = await assertRoutedToLeader();
+      assert.ok(before.containerId);
+      const t0 = performance.now();
+      await killContainer(cluster, before.containerId);
+      const { leader, ms } = await waitForNewLeader(before.name, t0, crashBoundMs + 30_000);
+      record('sigkill-leader-container', {
+        from: before.name,
+        to: leader,
+        failoverMs: ms,
+        boundMs: crashBoundMs,
+      });
+      assert.ok(ms <= crashBoundMs, `failover took ${ms} ms (bound ${crashBoundMs} ms)`);
+      const restarted = await eventually(
+        async () => {
+          const pod = (await pods()).find((p) => p.name === before.name);
+          assert.ok(
+            pod && pod.restarts === before.restarts + 1 && pod.containerId !== before.containerId,
+            'restarted',
+          );
+          assert.equal(pod.role, 'standby');
+          return pod;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      assert.equal(restarted.ready, false, 'the restarted container rejoined as a follower');
+      await assertRoutedToLeader();
+      assertNoOverlappingWork();
+    });
+
+    it('kubectl rollout restart: completes within progressDeadlineSeconds; transitions and leaderless time', async () => {
+      await assertRoutedToLeader();
+      const deployment = await cluster.getJson('get', 'deployment', ns, '-n', ns);
+      const progressDeadlineMs = deployment.spec.progressDeadlineSeconds * 1000;
+      const oldPods = new Set((await pods()).map((p) => p.name));
+      await cluster.kubectl('rollout', 'restart', `deployment/${ns}`, '-n', ns);
+      const figures = await watchLease(async () => {
+        const live = (await pods()).filter((p) => !p.terminating);
+        return (
+          (await rolloutDone()) &&
+          live.every((p) => !oldPods.has(p.name)) &&
+          live.some((p) => p.ready)
+        );
+      }, progressDeadlineMs);
+      record('rollout-restart', { variant: 'leader-only readiness', replicas: 3, ...figures });
+      assert.ok(figures.elapsedMs < progressDeadlineMs, `rollout took ${figures.elapsedMs} ms`);
+      const leader = await assertRoutedToLeader(30_000);
+      assert.ok(!oldPods.has(leader.name), 'a new pod leads');
+      assertNoOverlappingWork();
+    });
+
+    it('evictions with the shipped PodDisruptionBudget: standbys and the leader can be evicted; evicting the leader hands over', async () => {
+      const leader = await assertRoutedToLeader();
+      const pdb = await cluster.getJson('get', 'pdb', ns, '-n', ns);
+      assert.equal(
+        pdb.status.currentHealthy,
+        1,
+        'only the leader counts as healthy (leader-only readiness)',
+      );
+      assert.equal(pdb.status.desiredHealthy, 0);
+      const standby = (await pods()).find((p) => !p.terminating && p.name !== leader.name)!;
+      await evict(standby.name);
+      await evict(leader.name);
+      const t0 = performance.now();
+      const { ms } = await waitForNewLeader(leader.name, t0, 60_000);
+      record('evict-leader', { from: leader.name, handoverMs: ms });
+      assert.ok(ms <= gracefulBoundMs, `handover after eviction took ${ms} ms`);
+      await assertRoutedToLeader(60_000);
+      assertNoOverlappingWork();
+    });
+  },
+);
+
+/** POST an Eviction for `pod` (policy/v1), as `kubectl drain` does; fails if refused. */
+async function evict(pod: string): Promise<void> {
+  const body = JSON.stringify({
+    apiVersion: 'policy/v1',
+    kind: 'Eviction',
+    metadata: { name: pod, namespace: ns },
+  });
+  const file = join(mkdtempSync(join(tmpdir(), 'eviction-')), 'eviction.json');
+  writeFileSync(file, body);
+  await cluster.kubectl(
+    'create',
+    '--raw',
+    `/api/v1/namespaces/${ns}/pods/${pod}/eviction`,
+    '-f',
+    file,
+  );
+}
