@@ -13,14 +13,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type {
+  V1Deployment,
+  V1EndpointSliceList,
+  V1Lease,
+  V1PodDisruptionBudget,
+  V1PodList,
+} from '@kubernetes/client-node';
 import { checkLeaderTerms, type LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { eventually } from '../e2e/support/eventually.js';
+import { REPO_ROOT as repoRoot } from '@nest-leader/demo/launcher/control-plane-process';
 import {
   killContainer,
-  repoRoot,
   startNodeCluster,
   type NodeCluster,
-} from '../support/node-cluster.js';
+} from '@nest-leader/demo/launcher/node-cluster';
 import { PodLogCollector } from '../support/pod-log-collector.js';
 
 const ns = 'nest-leader-demo';
@@ -48,24 +55,24 @@ let cluster: NodeCluster;
 let logs: PodLogCollector;
 
 async function pods(): Promise<PodView[]> {
-  const list = await cluster.getJson('get', 'pods', '-n', ns, '-l', selector);
-  return list.items.map((pod: any) => {
-    const status = pod.status.containerStatuses?.find((s: any) => s.name === 'demo');
+  const list = await cluster.getJson<V1PodList>('get', 'pods', '-n', ns, '-l', selector);
+  return list.items.map((pod) => {
+    const status = pod.status?.containerStatuses?.find((s) => s.name === 'demo');
     return {
-      name: pod.metadata.name,
-      ip: pod.status.podIP,
+      name: pod.metadata!.name!,
+      ip: pod.status?.podIP,
       ready:
-        pod.status.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') ?? false,
+        pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
       restarts: status?.restartCount ?? 0,
       containerId: status?.containerID?.replace(/^containerd:\/\//, ''),
-      role: pod.metadata.labels?.['nest-leader/role'],
-      terminating: Boolean(pod.metadata.deletionTimestamp),
+      role: pod.metadata!.labels?.['nest-leader/role'],
+      terminating: Boolean(pod.metadata!.deletionTimestamp),
     };
   });
 }
 
 async function leaseSpec(): Promise<{ holderIdentity: string; leaseTransitions: number }> {
-  const spec = (await cluster.getJson('get', 'lease', lease, '-n', ns)).spec;
+  const spec = (await cluster.getJson<V1Lease>('get', 'lease', lease, '-n', ns)).spec ?? {};
   return {
     holderIdentity: spec.holderIdentity ?? '',
     leaseTransitions: spec.leaseTransitions ?? 0,
@@ -73,7 +80,7 @@ async function leaseSpec(): Promise<{ holderIdentity: string; leaseTransitions: 
 }
 
 async function readyEndpointIps(): Promise<string[]> {
-  const slices = await cluster.getJson(
+  const slices = await cluster.getJson<V1EndpointSliceList>(
     'get',
     'endpointslices',
     '-n',
@@ -82,9 +89,9 @@ async function readyEndpointIps(): Promise<string[]> {
     `kubernetes.io/service-name=${ns}`,
   );
   return slices.items
-    .flatMap((slice: any) => slice.endpoints ?? [])
-    .filter((e: any) => e.conditions?.ready)
-    .flatMap((e: any) => e.addresses as string[])
+    .flatMap((slice) => slice.endpoints ?? [])
+    .filter((e) => e.conditions?.ready)
+    .flatMap((e) => e.addresses)
     .sort();
 }
 
@@ -94,6 +101,41 @@ async function readyEndpointIps(): Promise<string[]> {
  * role label says so (the standbys' say standby).
  */
 async function assertRoutedToLeader(timeoutMs = 20_000): Promise<PodView> {
+  return routing === 'readiness'
+    ? assertReadinessRouting(timeoutMs)
+    : assertLabelRouting(timeoutMs);
+}
+
+/** Which manifests are applied: leader-only readiness (apps/demo/deploy) or label routing. */
+let routing = 'readiness' as 'readiness' | 'label';
+
+/**
+ * apps/demo/deploy-label-routing: every live pod Ready, and the Service (selecting the role
+ * label) has exactly the leader's IP.
+ */
+async function assertLabelRouting(timeoutMs: number): Promise<PodView> {
+  return eventually(
+    async () => {
+      const { holderIdentity } = await leaseSpec();
+      const live = (await pods()).filter((p) => !p.terminating);
+      const leader = live.find((p) => p.name === holderIdentity);
+      assert.ok(leader, `the holder ${JSON.stringify(holderIdentity)} is a live pod`);
+      assert.ok(
+        live.every((p) => p.ready),
+        'every live pod is Ready (readiness = /healthz)',
+      );
+      assert.deepEqual(
+        await readyEndpointIps(),
+        [leader.ip],
+        "the Service's EndpointSlice holds the leader's IP alone",
+      );
+      return leader;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+}
+
+async function assertReadinessRouting(timeoutMs: number): Promise<PodView> {
   return eventually(
     async () => {
       const { holderIdentity } = await leaseSpec();
@@ -194,13 +236,14 @@ function assertNoOverlappingWork(): void {
 }
 
 async function rolloutDone(): Promise<boolean> {
-  const d = await cluster.getJson('get', 'deployment', ns, '-n', ns);
-  const s = d.status;
+  const d = await cluster.getJson<V1Deployment>('get', 'deployment', ns, '-n', ns);
+  const s = d.status ?? {};
+  const replicas = d.spec!.replicas;
   return (
-    s.observedGeneration >= d.metadata.generation &&
-    s.updatedReplicas === d.spec.replicas &&
-    (s.replicas ?? 0) === d.spec.replicas &&
-    (await pods()).filter((p) => !p.terminating).length === d.spec.replicas
+    (s.observedGeneration ?? 0) >= (d.metadata!.generation ?? 0) &&
+    s.updatedReplicas === replicas &&
+    s.replicas === replicas &&
+    (await pods()).filter((p) => !p.terminating).length === replicas
   );
 }
 
@@ -228,8 +271,8 @@ describe(
 
     it('three pods elect one leader whose identity is its pod name, through in-cluster credentials', async () => {
       const leader = await assertRoutedToLeader(60_000);
-      const deployment = await cluster.getJson('get', 'deployment', ns, '-n', ns);
-      const env = deployment.spec.template.spec.containers[0].env.map((e: any) => e.name);
+      const deployment = await cluster.getJson<V1Deployment>('get', 'deployment', ns, '-n', ns);
+      const env = deployment.spec!.template.spec!.containers[0]!.env!.map((e) => e.name);
       assert.ok(
         !env.includes('KUBECONFIG'),
         'no kubeconfig in the pod: the in-cluster credentials are used',
@@ -319,35 +362,18 @@ describe(
     });
 
     it('kubectl rollout restart: completes within progressDeadlineSeconds; transitions and leaderless time', async () => {
-      await assertRoutedToLeader();
-      const deployment = await cluster.getJson('get', 'deployment', ns, '-n', ns);
-      const progressDeadlineMs = deployment.spec.progressDeadlineSeconds * 1000;
-      const oldPods = new Set((await pods()).map((p) => p.name));
-      await cluster.kubectl('rollout', 'restart', `deployment/${ns}`, '-n', ns);
-      const figures = await watchLease(async () => {
-        const live = (await pods()).filter((p) => !p.terminating);
-        return (
-          (await rolloutDone()) &&
-          live.every((p) => !oldPods.has(p.name)) &&
-          live.some((p) => p.ready)
-        );
-      }, progressDeadlineMs);
-      record('rollout-restart', { variant: 'leader-only readiness', replicas: 3, ...figures });
-      assert.ok(figures.elapsedMs < progressDeadlineMs, `rollout took ${figures.elapsedMs} ms`);
-      const leader = await assertRoutedToLeader(30_000);
-      assert.ok(!oldPods.has(leader.name), 'a new pod leads');
-      assertNoOverlappingWork();
+      await rolloutRestart();
     });
 
     it('evictions with the shipped PodDisruptionBudget: standbys and the leader can be evicted; evicting the leader hands over', async () => {
       const leader = await assertRoutedToLeader();
-      const pdb = await cluster.getJson('get', 'pdb', ns, '-n', ns);
+      const pdb = await cluster.getJson<V1PodDisruptionBudget>('get', 'pdb', ns, '-n', ns);
       assert.equal(
-        pdb.status.currentHealthy,
+        pdb.status!.currentHealthy,
         1,
         'only the leader counts as healthy (leader-only readiness)',
       );
-      assert.equal(pdb.status.desiredHealthy, 0);
+      assert.equal(pdb.status!.desiredHealthy, 0);
       const standby = (await pods()).find((p) => !p.terminating && p.name !== leader.name)!;
       await evict(standby.name);
       await evict(leader.name);
@@ -358,8 +384,96 @@ describe(
       await assertRoutedToLeader(60_000);
       assertNoOverlappingWork();
     });
+
+    it('a wedged leader (event loop blocked past the liveness budget) is restarted by the liveness probe', async () => {
+      // The debug hook is off in the manifests; turning it on is itself a rollout.
+      await cluster.kubectl('set', 'env', `deployment/${ns}`, '-n', ns, 'DEMO_DEBUG_HOOKS=1');
+      await eventually(async () => assert.ok(await rolloutDone()), {
+        timeoutMs: 180_000,
+        intervalMs: 500,
+      });
+      const wedged = await assertRoutedToLeader(60_000);
+      // 90 s: past the liveness budget (periodSeconds 10 × failureThreshold 3, timeout 2 s).
+      await cluster.kubectl(
+        'exec',
+        '-n',
+        ns,
+        wedged.name,
+        '-c',
+        'demo',
+        '--',
+        'node',
+        '-e',
+        "fetch('http://127.0.0.1:3000/debug/block-event-loop?ms=90000',{method:'POST'}).then(r=>process.exit(r.status===202?0:1))",
+      );
+      const t0 = performance.now();
+      const { leader, ms } = await waitForNewLeader(wedged.name, t0, crashBoundMs + 30_000);
+      const restartedAfterMs = await eventually(
+        async () => {
+          const pod = (await pods()).find((p) => p.name === wedged.name);
+          assert.ok(
+            pod && pod.restarts === wedged.restarts + 1,
+            'the kubelet restarted the wedged container',
+          );
+          return Math.round(performance.now() - t0);
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+      record('wedged-leader', {
+        wedged: wedged.name,
+        newLeader: leader,
+        failoverMs: ms,
+        restartedAfterMs,
+      });
+      assert.ok(ms <= crashBoundMs, `failover from the wedged leader took ${ms} ms`);
+      await assertRoutedToLeader(60_000);
+      assertNoOverlappingWork();
+    });
+
+    it('label routing (apps/demo/deploy-label-routing): the Service holds exactly the leader after a handover and a rollout', async () => {
+      await cluster.kubectl('apply', '-k', join(repoRoot, 'apps/demo/deploy-label-routing'));
+      routing = 'label';
+      await eventually(async () => assert.ok(await rolloutDone()), {
+        timeoutMs: 180_000,
+        intervalMs: 500,
+      });
+      const before = await assertRoutedToLeader(60_000);
+      const t0 = performance.now();
+      await cluster.kubectl('delete', 'pod', before.name, '-n', ns, '--wait=false');
+      const { ms } = await waitForNewLeader(before.name, t0, 60_000);
+      const routed = await assertRoutedToLeader(30_000);
+      record('delete-leader-pod', {
+        variant: 'label routing',
+        from: before.name,
+        to: routed.name,
+        handoverMs: ms,
+        endpointFollowedMs: Math.round(performance.now() - t0),
+      });
+      await rolloutRestart();
+    });
   },
 );
+
+/** `kubectl rollout restart`, measured: it must complete within progressDeadlineSeconds. */
+async function rolloutRestart(): Promise<void> {
+  await assertRoutedToLeader();
+  const deployment = await cluster.getJson<V1Deployment>('get', 'deployment', ns, '-n', ns);
+  const progressDeadlineMs = deployment.spec!.progressDeadlineSeconds! * 1000;
+  const oldPods = new Set((await pods()).map((p) => p.name));
+  await cluster.kubectl('rollout', 'restart', `deployment/${ns}`, '-n', ns);
+  const figures = await watchLease(async () => {
+    const live = (await pods()).filter((p) => !p.terminating);
+    return (
+      (await rolloutDone()) && live.every((p) => !oldPods.has(p.name)) && live.some((p) => p.ready)
+    );
+  }, progressDeadlineMs);
+  const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
+  record('rollout-restart', { variant, replicas: 3, ...figures });
+  assert.ok(figures.elapsedMs < progressDeadlineMs, `rollout took ${figures.elapsedMs} ms`);
+  const leader = await assertRoutedToLeader(30_000);
+  assert.ok(!oldPods.has(leader.name), 'a new pod leads');
+  assertNoOverlappingWork();
+}
 
 /** POST an Eviction for `pod` (policy/v1), as `kubectl drain` does; fails if refused. */
 async function evict(pod: string): Promise<void> {

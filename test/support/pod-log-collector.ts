@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { NodeCluster } from './node-cluster.js';
+import type { NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 
 /** One line a container wrote, with the pod it came from. */
 export interface PodLogLine {

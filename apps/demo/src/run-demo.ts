@@ -22,6 +22,7 @@ import {
   DEMO_SERVICE_ACCOUNT,
   loadDemoManifests,
 } from './launcher/demo-manifests.js';
+import { runClusterDemo } from './launcher/cluster-demo.js';
 import { formatLeaseTable, readLease, serviceAccountKubeConfig } from './launcher/kube-access.js';
 import {
   type ControlPlaneProcess,
@@ -135,6 +136,7 @@ async function main(): Promise<number> {
     process.stdout.write(DEMO_USAGE);
     return 0;
   }
+  if (options.cluster) return runClusterDemo(options);
 
   const runDir = join(
     REPO_ROOT,

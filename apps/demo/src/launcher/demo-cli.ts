@@ -11,6 +11,8 @@ export interface DemoCliOptions {
   /** SIGKILL the leader every this many seconds; undefined: no chaos. */
   chaosSeconds?: number;
   kube: boolean;
+  /** Run the demo as pods on the repository's one-node cluster (scripts/cluster.sh). */
+  cluster: boolean;
   leaseName: string;
   /** Lease namespace (with --kube). */
   namespace?: string;
@@ -49,6 +51,9 @@ Options:
   --chaos S            every S seconds, SIGKILL the leader, print the failover time, restart it
   --kube               use the cluster in KUBECONFIG; without one, start the repository's
                        kube-apiserver (scripts/control-plane.sh) in .demo/control-plane
+  --cluster            build the images, start the repository's one-node cluster (kubelet +
+                       containerd, scripts/cluster.sh; needs root), apply apps/demo/deploy
+                       verbatim and show the pods; --chaos S deletes the leader pod every S s
   --namespace NS       namespace of the Lease with --kube (default: nest-leader-demo on the
                        local control plane, the kubeconfig's namespace otherwise)
   --lease-name NAME    Lease name (default nest-leader-demo)
@@ -88,6 +93,7 @@ export function parseDemoCli(
         duration: { type: 'string' },
         chaos: { type: 'string' },
         kube: { type: 'boolean', default: false },
+        cluster: { type: 'boolean', default: false },
         namespace: { type: 'string' },
         'lease-name': { type: 'string' },
         'lease-duration': { type: 'string' },
@@ -127,6 +133,7 @@ export function parseDemoCli(
     durationSeconds: num('--duration', values.duration, undefined, { min: 1 }),
     chaosSeconds: num('--chaos', values.chaos, undefined, { min: 1 }),
     kube: values.kube,
+    cluster: values.cluster,
     namespace: values.namespace,
     leaseName: values['lease-name'] ?? 'nest-leader-demo',
     leaseDurationSeconds: num(
@@ -152,6 +159,11 @@ export function parseDemoCli(
     logs: values.logs,
     help: values.help,
   };
+  if (options.cluster && options.kube) {
+    throw new DemoUsageError(
+      '--cluster and --kube exclude each other: --cluster runs its own cluster',
+    );
+  }
   if (options.port + options.replicas - 1 > 65535) {
     throw new DemoUsageError(
       `--port ${options.port} leaves no room for ${options.replicas} replicas`,

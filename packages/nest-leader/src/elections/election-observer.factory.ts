@@ -6,7 +6,11 @@ import { observabilityMessages } from '../messages.js';
 import { combineElectionObservers } from '../observability/composite.observer.js';
 import type { LeaderOnlyCallTally } from '../observability/election-metrics.interface.js';
 import { LeaseEventsObserver } from '../observability/lease-events.observer.js';
-import { PodRoleLabelObserver } from '../observability/pod-role-label.observer.js';
+import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
+import {
+  DEFAULT_ROLE_LABEL_KEY,
+  PodRoleLabelObserver,
+} from '../observability/pod-role-label.observer.js';
 import { PrometheusElectionObserver } from '../observability/prometheus.observer.js';
 import { withModuleOptionNames } from './election-options.mapping.js';
 import type { ResolvedElectionOptions } from './elections.interfaces.js';
@@ -83,7 +87,9 @@ export function buildElectionObserver(
         () =>
           new PodRoleLabelObserver({
             kubeConfig: lease.kubeConfig,
-            labelKey: typeof podRoleLabel === 'object' ? podRoleLabel.labelKey : undefined,
+            labelKey:
+              (typeof podRoleLabel === 'object' ? podRoleLabel.labelKey : undefined) ??
+              defaultRoleLabelKey(options.name),
             logger: eventLogger(logger),
           }),
       ),
@@ -99,6 +105,18 @@ export function buildElectionObserver(
         prometheus.leaderOnlyCallTally(election, handler),
     }),
   });
+}
+
+/**
+ * Each election labels the Pod under its own key, so two elections never overwrite each
+ * other's label: the default election `nest-leader/role`, a named one `nest-leader/role-<name>`
+ * (found on real pods: a replica that led the demo's shard election but followed the default
+ * one was labelled `leader` or `standby` by whichever election wrote last).
+ */
+function defaultRoleLabelKey(election: string): string {
+  return election === DEFAULT_ELECTION_NAME
+    ? DEFAULT_ROLE_LABEL_KEY
+    : `${DEFAULT_ROLE_LABEL_KEY}-${election}`;
 }
 
 function eventLogger(logger: Logger) {

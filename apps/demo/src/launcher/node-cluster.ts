@@ -1,21 +1,19 @@
 /**
  * The real one-node cluster of `scripts/cluster.sh` (kubelet + containerd + kube-proxy beside
- * the control plane) for the cluster tier: started once per test file, with the repository's
- * own images, and driven with the `kubectl` built into the control-plane binary.
+ * the control plane), with the repository's own images, driven with the `kubectl` built into
+ * the control-plane binary: what `pnpm demo --cluster` runs, and the cluster test tier too.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { REPO_ROOT } from './control-plane-process.js';
 
 const run = promisify(execFile);
 
-/** The repository's root (this file is test/dist/support/node-cluster.js once compiled). */
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const controlPlaneBinary = join(repoRoot, 'test/control-plane/.bin/control-plane');
+const controlPlaneBinary = join(REPO_ROOT, 'test/control-plane/.bin/control-plane');
 
 /** A running node cluster. */
 export interface NodeCluster {
@@ -28,8 +26,8 @@ export interface NodeCluster {
   kubectlBinary: string;
   /** `kubectl <args>` against this cluster; resolves with its stdout. */
   kubectl(...args: string[]): Promise<string>;
-  /** `kubectl … -o json`, parsed. */
-  getJson<T = any>(...args: string[]): Promise<T>;
+  /** `kubectl … -o json`, parsed as `T` (e.g. client-node's `V1PodList`; dates stay strings). */
+  getJson<T>(...args: string[]): Promise<T>;
   /** SIGTERM the cluster script and wait until it removed everything it started. */
   stop(): Promise<void>;
 }
@@ -41,11 +39,14 @@ export interface NodeCluster {
  * @throws Error with the script's last output lines when it exits or times out first: the tier
  *   fails loudly, it never skips.
  */
-export async function startNodeCluster(options: { timeoutMs?: number } = {}): Promise<NodeCluster> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'nest-leader-node-'));
+export async function startNodeCluster(
+  options: { timeoutMs?: number; stateDir?: string; onProgress?: (line: string) => void } = {},
+): Promise<NodeCluster> {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'nest-leader-node-'));
+  const progress = options.onProgress ?? ((line: string) => console.log(`# ${line}`));
   const child = spawn(
     'bash',
-    [join(repoRoot, 'scripts/cluster.sh'), 'run', '--state-dir', stateDir],
+    [join(REPO_ROOT, 'scripts/cluster.sh'), 'run', '--state-dir', stateDir],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -54,7 +55,7 @@ export async function startNodeCluster(options: { timeoutMs?: number } = {}): Pr
   const remember = (line: string) => {
     tail.push(line);
     if (tail.length > 40) tail.shift();
-    if (/^(cluster|images|control-plane)\.sh: /.test(line)) console.log(`# ${line}`);
+    if (/^(cluster|images|control-plane)\.sh: /.test(line)) progress(line);
   };
   createInterface({ input: child.stderr! }).on('line', remember);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -97,7 +98,7 @@ export async function startNodeCluster(options: { timeoutMs?: number } = {}): Pr
     stateDir,
     kubectlBinary: controlPlaneBinary,
     kubectl,
-    getJson: async (...args) => JSON.parse(await kubectl(...args, '-o', 'json')),
+    getJson: async <T>(...args: string[]) => JSON.parse(await kubectl(...args, '-o', 'json')) as T,
     stop: () => stopChild(child, exited),
   };
 }
