@@ -16,8 +16,8 @@ module.exports = {
     {
       name: 'core-is-framework-free',
       severity: 'error',
-      comment: 'src/election and src/locks never import Nest (also enforced by eslint).',
-      from: { path: '^packages/nest-leader/src/(election|locks)/' },
+      comment: 'src/core, src/election and src/locks never import Nest (also enforced by eslint).',
+      from: { path: '^packages/nest-leader/src/(core|election|locks)/' },
       to: { path: '@nestjs/' },
     },
   ],

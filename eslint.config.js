@@ -63,7 +63,11 @@ export default tseslint.config(
   },
   {
     // The core (election algorithm and locks) stays framework-free.
-    files: ['packages/nest-leader/src/election/**/*.ts', 'packages/nest-leader/src/locks/**/*.ts'],
+    files: [
+      'packages/nest-leader/src/core/**/*.ts',
+      'packages/nest-leader/src/election/**/*.ts',
+      'packages/nest-leader/src/locks/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -71,7 +75,7 @@ export default tseslint.config(
           patterns: [
             {
               group: ['@nestjs/*'],
-              message: 'The core (src/election, src/locks) never imports Nest.',
+              message: 'The core (src/core, src/election, src/locks) never imports Nest.',
             },
           ],
         },

@@ -33,6 +33,38 @@ export type {
 } from './locks/resource-lock.js';
 export { parseLeaseRecord } from './locks/resource-lock.js';
 export {
+  dueSlots,
+  intervalSchedule,
+  type DueSlots,
+  type SlotSchedule,
+} from './core/schedule-slots.js';
+export {
+  compareLedgerSlots,
+  emptyScheduleLedger,
+  mergeScheduleLedgers,
+  recordSlotCompleted,
+  recordSlotStarted,
+  type JobLedgerEntry,
+  type LedgerSlot,
+  type ScheduleLedger,
+} from './core/schedule-ledger.js';
+export {
+  decodeScheduleLedger,
+  encodeScheduleLedger,
+  SCHEDULE_LEDGER_ANNOTATION,
+  SCHEDULE_LEDGER_FORMAT_VERSION,
+  type DecodedScheduleLedger,
+} from './core/schedule-ledger.codec.js';
+export {
+  DEFAULT_CATCH_UP_POLICY,
+  DEFAULT_MAX_CATCH_UP,
+  defaultHorizonMs,
+  planCatchUp,
+  type CatchUpOptions,
+  type CatchUpPlan,
+  type CatchUpPolicy,
+} from './core/catch-up.policy.js';
+export {
   isWatchableLock,
   type LockWatch,
   type LockWatchListener,
