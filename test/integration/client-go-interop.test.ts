@@ -9,6 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
@@ -124,6 +125,43 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
   function describeHandover(h: Handover): string {
     const ms = Math.round(h.startedMs - h.killedMs);
     return `${h.from.implementation} → ${h.to.implementation} ${h.signal}: ${ms} ms`;
+  }
+
+  test("a client-go leader keeps the Lease's schedule ledger annotation through its acquisition and renewals", async () => {
+    const leaseName = uniqueLeaseName('ledger-go');
+    const ledger = '{"v":1,"jobs":{"Billing.close":{"c":["2026-01-01T00:00:00.000Z",4]}}}';
+    await coordinationApi(cluster).createNamespacedLease({
+      namespace: cluster.namespace,
+      body: {
+        metadata: {
+          name: leaseName,
+          namespace: cluster.namespace,
+          annotations: { [SCHEDULE_LEDGER_ANNOTATION]: ledger },
+        },
+        spec: { holderIdentity: '', leaseDurationSeconds, leaseTransitions: 4 },
+      },
+    });
+
+    const leader = await spawnCandidate('client-go', leaseName);
+    await leader.waitFor((e) => e.event === 'started', LEASE_MS + 3 * RETRY_MS, 'started');
+    const acquired = await readLease(leaseName);
+    await new Promise((resolve) => setTimeout(resolve, 3 * RETRY_MS));
+    const renewed = await readLease(leaseName);
+    await disposeAll(leaseName);
+
+    assert.equal(acquired.spec!.holderIdentity, leader.identity);
+    assert.equal(acquired.spec!.leaseTransitions, 5);
+    assert.notEqual(
+      renewed.metadata!.resourceVersion,
+      acquired.metadata!.resourceVersion,
+      'it renewed',
+    );
+    assert.equal(acquired.metadata!.annotations?.[SCHEDULE_LEDGER_ANNOTATION], ledger);
+    assert.equal(renewed.metadata!.annotations?.[SCHEDULE_LEDGER_ANNOTATION], ledger);
+  });
+
+  function readLease(name: string) {
+    return coordinationApi(cluster).readNamespacedLease({ name, namespace: cluster.namespace });
   }
 
   test('the leader is SIGTERMed and SIGKILLed in turn: handovers in all four directions, never two leaders', async () => {

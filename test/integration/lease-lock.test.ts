@@ -13,6 +13,7 @@ import { rootCertificates } from 'node:tls';
 import { join } from 'node:path';
 import { KubeConfig, V1MicroTime, type Cluster, type User } from '@kubernetes/client-node';
 import {
+  SCHEDULE_LEDGER_ANNOTATION,
   KubernetesApiError,
   LeaderElector,
   LeaseApiError,
@@ -137,6 +138,27 @@ describe('LeaseLock against the real kube-apiserver', () => {
     assert.deepEqual(stored.metadata!.labels, { app: 'billing' });
     assert.deepEqual(stored.metadata!.annotations, { team: 'payments' });
     assert.equal(stored.spec!.holderIdentity, 'pod-b');
+  });
+
+  test('the schedule ledger is stored as the annotation nest-leader/schedule-ledger beside the others, and read back', async () => {
+    const lock = lockWith(cluster.kubeconfigPath);
+    const created = await lock.create({ ...record, scheduleLedger: '{"v":1,"jobs":{}}' });
+    const lease = await admin.readNamespacedLease({ name: lock.name, namespace });
+    lease.metadata!.annotations = { ...lease.metadata!.annotations, team: 'payments' };
+    await admin.replaceNamespacedLease({ name: lock.name, namespace, body: lease });
+    const read = await lock.get();
+    assert.notEqual(read!.version, created);
+    assert.equal(read!.record.scheduleLedger, '{"v":1,"jobs":{}}');
+
+    const ledger = '{"v":1,"jobs":{"a":{"c":["2026-01-01T00:00:00.000Z",1]}}}';
+    await lock.update({ ...read!.record, scheduleLedger: ledger }, read!.version);
+
+    const stored = await admin.readNamespacedLease({ name: lock.name, namespace });
+    assert.deepEqual(stored.metadata!.annotations, {
+      team: 'payments',
+      [SCHEDULE_LEDGER_ANNOTATION]: ledger,
+    });
+    assert.equal((await lock.get())!.record.scheduleLedger, ledger);
   });
 
   test('create of an existing Lease and update of a stale version reject with LockConflictError (409)', async () => {

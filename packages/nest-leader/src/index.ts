@@ -51,7 +51,6 @@ export {
 export {
   decodeScheduleLedger,
   encodeScheduleLedger,
-  SCHEDULE_LEDGER_ANNOTATION,
   SCHEDULE_LEDGER_FORMAT_VERSION,
   type DecodedScheduleLedger,
 } from './core/schedule-ledger.codec.js';
@@ -77,7 +76,11 @@ export {
   KubernetesObjectLock,
   type KubernetesObjectLockOptions,
 } from './locks/kubernetes-object.lock.js';
-export { LeaseLock, type LeaseLockOptions } from './locks/lease.lock.js';
+export {
+  LeaseLock,
+  SCHEDULE_LEDGER_ANNOTATION,
+  type LeaseLockOptions,
+} from './locks/lease.lock.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
 export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
 export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';

@@ -1,6 +1,6 @@
 /**
  * The stored form of the {@link ScheduleLedger}: versioned JSON, e.g. in the annotation
- * {@link SCHEDULE_LEDGER_ANNOTATION} of the election's Lease or a field of a lease file.
+ * `nest-leader/schedule-ledger` of the election's Lease or a field of a lease file.
  * Reading never throws: corrupt or foreign content reads as an empty ledger with a reason to
  * warn about (a ledger is a convenience for catch-up, never a reason to stop an app).
  */
@@ -11,9 +11,6 @@ import {
   type ScheduleLedger,
 } from './schedule-ledger.js';
 import { scheduleLedgerMessages } from './schedule-ledger.messages.js';
-
-/** Annotation key of the ledger on the election's Lease. */
-export const SCHEDULE_LEDGER_ANNOTATION = 'nest-leader/schedule-ledger';
 
 /** The format version this code writes (`v` in the JSON). */
 export const SCHEDULE_LEDGER_FORMAT_VERSION = 1;

@@ -43,6 +43,7 @@ interface LeaseFile {
     renewTime?: string;
     strategy?: string;
     preferredHolder?: string;
+    scheduleLedger?: string;
   };
 }
 
@@ -179,6 +180,7 @@ function toLeaseFile(record: LeaseRecord, version: string): LeaseFile {
       renewTime: record.renewTime?.toISOString(),
       strategy: record.strategy,
       preferredHolder: record.preferredHolder,
+      scheduleLedger: record.scheduleLedger,
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
+import type { CoordinationV1Api, V1Lease, V1ObjectMeta } from '@kubernetes/client-node';
 import { errorText, LEASE_RESOURCE } from '../messages.js';
 import { loadClientNode } from './client-node.loader.js';
 import {
@@ -90,14 +90,15 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
 
   /** A record from any Lease, including one without `spec` or with nonsense in it. */
   protected toRecord(lease: V1Lease): LeaseRecord {
-    return parseLeaseRecord({ ...lease.spec });
+    const scheduleLedger = lease.metadata?.annotations?.[SCHEDULE_LEDGER_ANNOTATION];
+    return parseLeaseRecord({ ...lease.spec, scheduleLedger });
   }
 
   protected newObject(record: LeaseRecord): V1Lease {
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name: this.name, namespace: this.namespace },
+      metadata: withScheduleLedger({ name: this.name, namespace: this.namespace }, record),
       spec: toLeaseSpec(record),
     };
   }
@@ -111,13 +112,32 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: {
-        ...(last?.metadata ?? { name: this.name, namespace: this.namespace }),
-        resourceVersion: version,
-      },
+      metadata: withScheduleLedger(
+        {
+          ...(last?.metadata ?? { name: this.name, namespace: this.namespace }),
+          resourceVersion: version,
+        },
+        record,
+      ),
       spec: toLeaseSpec(record),
     };
   }
+}
+
+/**
+ * The annotation of the election's Lease that holds the schedule ledger of its leader-only
+ * jobs (see `LeaseRecord.scheduleLedger`). client-go candidates on the same Lease write back
+ * the annotations they read, so the ledger survives their terms unchanged.
+ */
+export const SCHEDULE_LEDGER_ANNOTATION = 'nest-leader/schedule-ledger';
+
+/** `metadata` with the record's ledger as its annotation; other annotations are kept. */
+function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1ObjectMeta {
+  if (record.scheduleLedger === undefined) return metadata;
+  return {
+    ...metadata,
+    annotations: { ...metadata.annotations, [SCHEDULE_LEDGER_ANNOTATION]: record.scheduleLedger },
+  };
 }
 
 function toLeaseSpec(record: LeaseRecord): V1Lease['spec'] {

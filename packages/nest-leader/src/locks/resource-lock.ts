@@ -24,6 +24,13 @@ export interface LeaseRecord {
   strategy?: string;
   /** Preferred holder (`Lease.spec.preferredHolder`); preserved, never interpreted. */
   preferredHolder?: string;
+  /**
+   * The schedule ledger of the election's leader-only jobs as stored text, kept beside the
+   * election record (the Lease's annotation `nest-leader/schedule-ledger`, a field of a lease
+   * file). Locks store and return it unread; it is not part of the election record, so a
+   * change to it alone is not a renewal. `undefined` when absent.
+   */
+  scheduleLedger?: string;
 }
 
 /** The three requests a lock serves, as client-go's resourcelock verbs. */
@@ -72,6 +79,7 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.renewTime) copy.renewTime = new Date(record.renewTime.getTime());
   if (record.strategy !== undefined) copy.strategy = record.strategy;
   if (record.preferredHolder !== undefined) copy.preferredHolder = record.preferredHolder;
+  if (record.scheduleLedger !== undefined) copy.scheduleLedger = record.scheduleLedger;
   return copy;
 }
 
@@ -92,6 +100,7 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (renewTime) record.renewTime = renewTime;
   if (typeof fields.strategy === 'string') record.strategy = fields.strategy;
   if (typeof fields.preferredHolder === 'string') record.preferredHolder = fields.preferredHolder;
+  if (typeof fields.scheduleLedger === 'string') record.scheduleLedger = fields.scheduleLedger;
   return record;
 }
 

@@ -39,6 +39,16 @@ describe('FileLock', () => {
     assert.deepEqual(await lock.get(), { record: { ...record, holderIdentity: 'b' }, version: v2 });
   });
 
+  test('the schedule ledger text is stored with the record and read back unchanged', async () => {
+    const lock = new FileLock({ path });
+    const ledger = '{"v":1,"jobs":{"Billing.close":{"c":["2026-01-30T10:00:00.000Z",2]}}}';
+
+    const version = await lock.create({ ...record, scheduleLedger: ledger });
+
+    assert.deepEqual(await lock.get(), { record: { ...record, scheduleLedger: ledger }, version });
+    assert.equal(JSON.parse(readFileSync(path, 'utf8')).record.scheduleLedger, ledger);
+  });
+
   test('the file is readable JSON with the version and the record', async () => {
     const lock = new FileLock({ path });
     const version = await lock.create(record);

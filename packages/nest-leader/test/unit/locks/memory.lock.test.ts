@@ -18,6 +18,15 @@ describe('MemoryLock', () => {
     assert.equal(lock.description, 'MemoryLock jobs');
   });
 
+  test('keeps the schedule ledger text with the record', async () => {
+    const lock = new MemoryLock({ name: 'jobs' });
+    const version = await lock.create({ ...record, scheduleLedger: '{"v":1,"jobs":{}}' });
+    assert.deepEqual(await lock.get(), {
+      record: { ...record, scheduleLedger: '{"v":1,"jobs":{}}' },
+      version,
+    });
+  });
+
   test('create of an existing record and update of a stale version conflict', async () => {
     const lock = new MemoryLock();
     const v1 = await lock.create(record);
