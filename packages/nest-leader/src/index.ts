@@ -54,6 +54,7 @@ export {
   SCHEDULE_LEDGER_FORMAT_VERSION,
   type DecodedScheduleLedger,
 } from './core/schedule-ledger.codec.js';
+export { CompletionWatermark } from './core/completion-watermark.js';
 export {
   DEFAULT_CATCH_UP_POLICY,
   DEFAULT_MAX_CATCH_UP,
