@@ -14,6 +14,7 @@ export {
   type LeaderCallbacks,
   type LeaderElectionTimings,
   type LeaderElectorOptions,
+  type ScheduleLedgerWriter,
   type LeaderTerm,
 } from './election/leader-elector.options.js';
 export {

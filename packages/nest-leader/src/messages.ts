@@ -308,6 +308,8 @@ export const electionMessages = {
     `Not releasing ${lock}: it is held by ${holder ? quoted(holder) : '(nobody)'}.`,
   releaseFailed: (lock: string, error: unknown) =>
     `Could not release ${lock}; it expires after its leaseDuration instead: ${errorText(error)}`,
+  scheduleLedgerFailed: (lock: string, error: unknown) =>
+    `The schedule ledger writer for ${lock} threw; the stored ledger is kept: ${errorText(error)}`,
   callbackFailed: (callback: string, error: unknown) =>
     `Leader election callback ${callback} threw; ignored: ${errorText(error)}`,
   loopFailed: (lock: string, error: unknown) =>

@@ -122,7 +122,22 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    * Tests inject a constant to make retries deterministic.
    */
   random?: () => number;
+  /**
+   * Extension point for the schedule ledger kept beside the election record
+   * (`LeaseRecord.scheduleLedger`): called before every write the elector makes (acquisition,
+   * renewal, release) with the ledger text stored in the record it writes over and the
+   * `leaseTransitions` of the record it writes; returns the text to write, or `undefined` to
+   * keep the stored text. So the leader's ledger travels with its renewals, without a request
+   * of its own. A throw is logged and the stored text kept. Default: the stored text is kept.
+   */
+  scheduleLedger?: ScheduleLedgerWriter;
 }
+
+/** See {@link LeaderElectorOptions.scheduleLedger}. */
+export type ScheduleLedgerWriter = (
+  stored: string | undefined,
+  leaseTransitions: number,
+) => string | undefined;
 
 /** A number for messages: at most 4 decimals, no binary noise (`10.8`, not `10.799999999999999`). */
 function clean(value: number): string {
@@ -265,6 +280,7 @@ export const LEADER_ELECTOR_OPTION_NAMES: readonly (keyof LeaderElectorOptions)[
   'clock',
   'logger',
   'random',
+  'scheduleLedger',
 ];
 
 /** {@link LeaderElectorOptions} with defaults applied and durations in milliseconds. */
@@ -285,6 +301,7 @@ export interface ResolvedLeaderElectorOptions {
   onLost: 'recampaign' | 'stop';
   callbacks: LeaderCallbacks;
   random: () => number;
+  scheduleLedger: ScheduleLedgerWriter | undefined;
 }
 
 /**
@@ -334,6 +351,14 @@ export function resolveLeaderElectorOptions(
   if (onLost !== 'recampaign' && onLost !== 'stop') {
     throw new InvalidLeaderElectionOptionError('onLost', "must be 'recampaign' or 'stop'", onLost);
   }
+  const scheduleLedger = options.scheduleLedger;
+  if (scheduleLedger !== undefined && typeof scheduleLedger !== 'function') {
+    throw new InvalidLeaderElectionOptionError(
+      'scheduleLedger',
+      'must be a function',
+      scheduleLedger,
+    );
+  }
   const renewDeadlineMs = timings.renewDeadlineSeconds * 1000;
   return {
     lock,
@@ -349,5 +374,6 @@ export function resolveLeaderElectorOptions(
     onLost,
     callbacks: options.callbacks ?? {},
     random: options.random ?? Math.random,
+    scheduleLedger,
   };
 }

@@ -576,7 +576,11 @@ export class LeaderElector {
     // 1. Fast path: the leader writes over the version it last saw, without a GET.
     const cached = this.observed;
     if (active && cached?.record.holderIdentity === this.identity) {
-      const renewed: LeaseRecord = { ...cached.record, renewTime: now, leaseDurationSeconds };
+      const renewed = this.withScheduleLedger({
+        ...cached.record,
+        renewTime: now,
+        leaseDurationSeconds,
+      });
       const writeStartedMs = this.clock.nowMs();
       try {
         const version = await this.call(
@@ -654,7 +658,24 @@ export class LeaderElector {
           renewTime: now,
           leaseTransitions: this.nextTransitions(record.leaseTransitions),
         };
-    return this.write('update', next, current.version, signal, active);
+    return this.write('update', this.withScheduleLedger(next), current.version, signal, active);
+  }
+
+  /**
+   * `record` with the ledger text from the `scheduleLedger` option (see
+   * {@link LeaderElectorOptions.scheduleLedger}); unchanged without one, or when it throws.
+   */
+  private withScheduleLedger(record: LeaseRecord): LeaseRecord {
+    const writer = this.config.scheduleLedger;
+    if (writer === undefined) return record;
+    let text: string | undefined;
+    try {
+      text = writer(record.scheduleLedger, record.leaseTransitions);
+    } catch (error) {
+      this.logger.warn(electionMessages.scheduleLedgerFailed(this.lock.description, error));
+      return record;
+    }
+    return text === undefined ? record : { ...record, scheduleLedger: text };
   }
 
   /** Another live process writes the Lease under our identity: warn once, and keep off it. */
@@ -690,14 +711,14 @@ export class LeaderElector {
       }
       return HELD_BY_OTHER;
     }
-    const created: LeaseRecord = {
+    const created: LeaseRecord = this.withScheduleLedger({
       holderIdentity: this.identity,
       leaseDurationSeconds,
       acquireTime: now,
       renewTime: now,
       leaseTransitions:
         this.highestTransitions === undefined ? 0 : this.nextTransitions(this.highestTransitions),
-    };
+    });
     return this.write('create', created, undefined, signal, undefined);
   }
 
@@ -838,13 +859,13 @@ export class LeaderElector {
           return;
         }
         const now = this.clock.wallNow();
-        const released: LeaseRecord = {
+        const released = this.withScheduleLedger({
           ...record,
           holderIdentity: '',
           leaseDurationSeconds: 1,
           acquireTime: now,
           renewTime: now,
-        };
+        });
         try {
           const version = await this.call(
             'update',
