@@ -56,6 +56,7 @@ export {
   type DecodedScheduleLedger,
 } from './core/schedule-ledger.codec.js';
 export { CompletionWatermark } from './core/completion-watermark.js';
+export { ScheduleLedgerBook, ScheduleLedgerTerm } from './core/schedule-ledger.book.js';
 export {
   DEFAULT_CATCH_UP_POLICY,
   DEFAULT_MAX_CATCH_UP,

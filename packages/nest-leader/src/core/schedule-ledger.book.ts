@@ -1,0 +1,115 @@
+/**
+ * One election's schedule ledger as a process keeps it: what the Lease last carried, what this
+ * process's terms ran, and the completion watermark of each job in the current term. It gives
+ * the elector the ledger text to write ({@link ScheduleLedgerBook.writer}, for
+ * `LeaderElectorOptions.scheduleLedger`) and gives the scheduling side the catch-up plan of a
+ * new term. Framework free; the Nest side only calls begin/settle around each run.
+ */
+import type { ScheduleLedgerWriter } from '../election/leader-elector.options.js';
+import { type CatchUpOptions, type CatchUpPlan, planCatchUp } from './catch-up.policy.js';
+import { CompletionWatermark } from './completion-watermark.js';
+import {
+  emptyScheduleLedger,
+  type JobLedgerEntry,
+  mergeScheduleLedgers,
+  recordSlotStarted,
+  type ScheduleLedger,
+} from './schedule-ledger.js';
+import { decodeScheduleLedger, encodeScheduleLedger } from './schedule-ledger.codec.js';
+import type { SlotSchedule } from './schedule-slots.js';
+
+/**
+ * One election's schedule ledger in this process: the ledger the election record last carried
+ * merged with what this process's terms ran (newer term wins). Pass {@link
+ * ScheduleLedgerBook.writer} as `LeaderElectorOptions.scheduleLedger`; start a
+ * {@link ScheduleLedgerTerm} per term.
+ */
+export class ScheduleLedgerBook {
+  private stored: ScheduleLedger = emptyScheduleLedger();
+  private ours: ScheduleLedger = emptyScheduleLedger();
+  private lastProblemText: string | undefined;
+
+  /**
+   * @param onProblem - told (once per distinct stored text) when the stored ledger is corrupt
+   *   or foreign and is read as empty; log it as a warning.
+   */
+  constructor(private readonly onProblem: (problem: string) => void = () => undefined) {}
+
+  /**
+   * For `LeaderElectorOptions.scheduleLedger`: remembers the stored ledger and returns it
+   * merged with this process's runs, newer term wins (`mergeScheduleLedgers`).
+   */
+  readonly writer: ScheduleLedgerWriter = (storedText) => {
+    const decoded = decodeScheduleLedger(storedText);
+    if (decoded.problem !== undefined && storedText !== this.lastProblemText) {
+      this.lastProblemText = storedText;
+      this.onProblem(decoded.problem);
+    }
+    this.stored = mergeScheduleLedgers(this.stored, decoded.ledger);
+    return encodeScheduleLedger(mergeScheduleLedgers(this.stored, this.ours));
+  };
+
+  /** What the ledger holds for `job` now (stored and ours merged). */
+  entry(job: string): JobLedgerEntry | undefined {
+    return mergeScheduleLedgers(this.stored, this.ours).jobs[job];
+  }
+
+  /**
+   * A term with fencing token `token` began: its runs are recorded under that token, with
+   * completion watermarks of its own. Call after the elector's acquisition write (from
+   * `onStartedLeading`), so the stored ledger is the one the predecessor left.
+   */
+  beginTerm(token: number): ScheduleLedgerTerm {
+    return new ScheduleLedgerTerm(this, token);
+  }
+
+  /** Records runs of a term into this process's side of the ledger; see {@link ScheduleLedgerTerm}. */
+  record(update: ScheduleLedger): void {
+    this.ours = mergeScheduleLedgers(this.ours, update);
+  }
+}
+
+/** The schedule ledger within one term of this process (see {@link ScheduleLedgerBook.beginTerm}). */
+export class ScheduleLedgerTerm {
+  private readonly watermarks = new Map<string, CompletionWatermark>();
+
+  constructor(
+    private readonly book: ScheduleLedgerBook,
+    /** The term's fencing token (`leaseTransitions`). */
+    readonly token: number,
+  ) {}
+
+  /** The catch-up plan of `job` at `now` ({@link planCatchUp} on the ledger's entry). */
+  plan(job: string, schedule: SlotSchedule, now: Date, options: CatchUpOptions): CatchUpPlan {
+    return planCatchUp(schedule, this.book.entry(job), now, options);
+  }
+
+  /** A run of `job`'s slot `scheduledAt` began in this term. */
+  begin(job: string, scheduledAt: Date): void {
+    this.book.record(
+      recordSlotStarted(emptyScheduleLedger(), job, { scheduledAt, token: this.token }),
+    );
+    this.watermark(job).begin(scheduledAt);
+  }
+
+  /**
+   * The run of `job`'s slot `scheduledAt` ended (returned, threw or settled). Moves the
+   * completion watermark when every earlier slot begun in this term has ended too.
+   */
+  settle(job: string, scheduledAt: Date): void {
+    const moved = this.watermark(job).settle(scheduledAt);
+    if (moved === undefined) return;
+    this.book.record({
+      jobs: { [job]: { lastCompleted: { scheduledAt: moved, token: this.token } } },
+    });
+  }
+
+  private watermark(job: string): CompletionWatermark {
+    let mark = this.watermarks.get(job);
+    if (mark === undefined) {
+      mark = new CompletionWatermark(this.book.entry(job)?.lastCompleted?.scheduledAt);
+      this.watermarks.set(job, mark);
+    }
+    return mark;
+  }
+}
