@@ -7,6 +7,8 @@
 #
 # Images (archives in .cache/images/, cached by a hash of their inputs):
 #   localhost/nest-leader/pause:local        the sandbox image: test/control-plane/pause, static
+#   docker.io/library/debian:bookworm-slim   Debian bookworm (mmdebstrap, minbase): stands in for
+#                                            the official image the sidecar example's app names
 #   localhost/nest-leader/node:24            Debian bookworm (mmdebstrap, minbase) + the Node 24
 #                                            binary from the npm registry's `node` package (tools/)
 #                                            + npm, i.e. what the official node:24-bookworm-slim has
@@ -77,13 +79,18 @@ build_node_base() {
   npm_version=10
   hash="$(printf '%s %s %s %s' "$version" "$npm_version" "$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)" \
     "$(sha256sum "$host_ca_bundle" | cut -c1-16)" | sha256sum | cut -c1-16)"
-  up_to_date node-base "$hash" && return 0
+  up_to_date node-base "$hash" && [ -f "$out/debian.tar" ] && return 0
   local t=$SECONDS work; work="$(mktemp -d)"
   log "node base: Debian bookworm minbase (mmdebstrap) + Node $version + npm $npm_version"
   mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$work/rootfs.tar" >&2
   (cd "$work" && npm pack --silent "npm@$npm_version" >/dev/null && mkdir npm && tar -xzf npm-*.tgz -C npm)
   local c; c="$(buildah_ from scratch)"
   buildah_ add -q "$c" "$work/rootfs.tar" / >/dev/null
+  buildah_ config --cmd '["bash"]' "$c"
+  # The sidecar example's app container names the official debian:bookworm-slim; this stands
+  # in for it, built the same way (Debian's packages, minbase), since no registry is reachable.
+  buildah_ commit -q "$c" docker.io/library/debian:bookworm-slim >/dev/null
+  save docker.io/library/debian:bookworm-slim debian
   buildah_ copy -q "$c" "$node" /usr/local/bin/node >/dev/null
   # This machine's trust store (it may hold a CA of the network's egress proxy, without which
   # the builds' npm registry fetches fail with SELF_SIGNED_CERT_IN_CHAIN), for Node too.
@@ -127,7 +134,7 @@ cmd_build() {
 
 cmd_import() {
   local address="${1:?usage: images.sh import <containerd.sock>}" name
-  for name in pause demo elector; do
+  for name in pause debian demo elector; do
     ctr --address "$address" -n k8s.io images import --no-unpack=false "$out/$name.tar" >/dev/null
   done
   log "imported: $(ctr --address "$address" -n k8s.io images ls -q | grep -E 'nest-leader' | tr '\n' ' ')"

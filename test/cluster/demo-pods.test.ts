@@ -451,6 +451,65 @@ describe(
       });
       await rolloutRestart();
     });
+
+    it("the sidecar example (packages/nest-leader/sidecar/deploy): every pod's GET / names the Lease's holder; deleting its pod moves it", async () => {
+      await cluster.kubectl(
+        'apply',
+        '-f',
+        join(repoRoot, 'packages/nest-leader/sidecar/deploy/sidecar-example.yaml'),
+      );
+      const sidecarPods = async () =>
+        (
+          await cluster.getJson<V1PodList>(
+            'get',
+            'pods',
+            '-n',
+            'default',
+            '-l',
+            'app.kubernetes.io/name=billing-worker',
+          )
+        ).items
+          .filter(
+            (p) =>
+              !p.metadata!.deletionTimestamp && p.status?.containerStatuses?.every((c) => c.ready),
+          )
+          .map((p) => p.metadata!.name!);
+      /** Every running pod's sidecar, asked GET / through the API server's pod proxy. */
+      const agreedLeader = () =>
+        eventually(
+          async () => {
+            const names = await sidecarPods();
+            assert.equal(names.length, 3, 'three pods with both containers ready');
+            const holder = (
+              await cluster.getJson<V1Lease>('get', 'lease', 'billing-worker', '-n', 'default')
+            ).spec?.holderIdentity;
+            for (const pod of names) {
+              const answer = JSON.parse(
+                await cluster.kubectl(
+                  'get',
+                  '--raw',
+                  `/api/v1/namespaces/default/pods/${pod}:4040/proxy/`,
+                ),
+              ) as { name: string };
+              assert.equal(answer.name, holder, `${pod}'s sidecar names the holder`);
+            }
+            assert.ok(holder && names.includes(holder));
+            return holder;
+          },
+          { timeoutMs: 120_000, intervalMs: 500 },
+        );
+      const first = await agreedLeader();
+      await cluster.kubectl('delete', 'pod', first, '-n', 'default', '--wait=false');
+      const second = await eventually(
+        async () => {
+          const next = await agreedLeader();
+          assert.notEqual(next, first, 'leadership moved off the deleted pod');
+          return next;
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+      record('sidecar-example', { from: first, to: second });
+    });
   },
 );
 
