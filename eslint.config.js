@@ -43,9 +43,9 @@ export default tseslint.config(
   },
   {
     // @kubernetes/client-node costs over a second to load: the library imports its types
-    // only, and loads it through locks/client-node.loader.ts when a Lease is built.
+    // only, and loads it through kubernetes/client-node.loader.ts when a Lease is built.
     files: ['packages/nest-leader/src/**/*.ts'],
-    ignores: ['packages/nest-leader/src/locks/client-node.loader.ts'],
+    ignores: ['packages/nest-leader/src/kubernetes/client-node.loader.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -54,7 +54,7 @@ export default tseslint.config(
             {
               name: '@kubernetes/client-node',
               allowTypeImports: true,
-              message: 'Use `import type` and loadClientNode() (locks/client-node.loader.ts).',
+              message: 'Use `import type` and loadClientNode() (kubernetes/client-node.loader.ts).',
             },
           ],
         },
@@ -62,11 +62,15 @@ export default tseslint.config(
     },
   },
   {
-    // The core (election algorithm and locks) stays framework-free.
-    files: [
-      'packages/nest-leader/src/core/**/*.ts',
-      'packages/nest-leader/src/election/**/*.ts',
-      'packages/nest-leader/src/locks/**/*.ts',
+    // Only src/nest imports Nest: the core, the locks, the Kubernetes plumbing, the observers,
+    // the sidecar and the shared errors/messages stay framework-free. Which folder may import
+    // which is checked by dependency-cruiser (.dependency-cruiser.cjs, `pnpm lint:imports`).
+    files: ['packages/nest-leader/src/**/*.ts', 'packages/nest-leader/src/**/*.cts'],
+    ignores: [
+      'packages/nest-leader/src/nest/**',
+      // loads the optional Nest peers (Terminus, microservices) for src/nest
+      'packages/nest-leader/src/peers/optional-peers.ts',
+      'packages/nest-leader/src/peers/optional-peers-cjs.cts',
     ],
     rules: {
       'no-restricted-imports': [
@@ -75,7 +79,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['@nestjs/*'],
-              message: 'The core (src/core, src/election, src/locks) never imports Nest.',
+              message:
+                'Only src/nest imports Nest (core, locks, kubernetes, observability, sidecar stay framework-free).',
             },
           ],
         },

@@ -2,7 +2,7 @@
  * Every error class nest-leader throws or reports, in one place, so users can
  * `instanceof`-check them. Messages are built in `messages.ts`.
  *
- * Framework-free: imported by the core (`election/`, `locks/`) and the Nest layer.
+ * Framework-free: imported by every folder (`core/`, `locks/`, `kubernetes/`, …) and the Nest layer.
  */
 
 import type {

@@ -1,6 +1,6 @@
 export * from './errors.js';
 // Core: election
-export { LeaderElector, type LeaderElectionHealth } from './election/leader-elector.js';
+export { LeaderElector, type LeaderElectionHealth } from './core/leader-elector.js';
 export {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,
@@ -16,15 +16,15 @@ export {
   type LeaderElectorOptions,
   type ScheduleLedgerWriter,
   type LeaderTerm,
-} from './election/leader-elector.options.js';
+} from './core/leader-elector.options.js';
 export {
   noopElectionObserver,
   type ElectionObservation,
   type ElectionObserver,
   type LockRequestOutcome,
-} from './election/election-observer.js';
-export { SystemClock, type Clock, type TimerHandle } from './election/clock.js';
-export { resolveIdentity } from './election/identity.js';
+} from './core/election-observer.js';
+export { SystemClock, type Clock, type TimerHandle } from './core/clock.js';
+export { resolveIdentity } from './core/identity.js';
 // Core: locks
 export type {
   LeaseRecord,
@@ -104,10 +104,7 @@ export type {
   KubernetesApiErrorDetails,
   LeaseApiErrorDetails,
 } from './messages.js';
-export {
-  classifyKubernetesApiError,
-  type KubernetesRequest,
-} from './locks/kubernetes-api-errors.js';
+export { classifyKubernetesApiError, type KubernetesRequest } from './kubernetes/api-errors.js';
 export {
   LOCK_KINDS,
   selectLock,
@@ -123,13 +120,13 @@ export {
   SERVICE_ACCOUNT_TOKEN_PATH,
   type FoundKubernetesConfig,
   type KubernetesEnvironment,
-} from './locks/kube-config.loader.js';
-export { validateLeaseName, validateNamespace } from './locks/kubernetes-names.js';
+} from './kubernetes/kube-config.loader.js';
+export { validateLeaseName, validateNamespace } from './kubernetes/names.js';
 export {
   resolveNamespace,
   SERVICE_ACCOUNT_NAMESPACE_PATH,
   type ResolveNamespaceOptions,
-} from './locks/namespace.js';
+} from './kubernetes/namespace.js';
 // Observability (framework-free; prom-client is an optional peer, loaded on first use)
 export {
   PrometheusElectionObserver,
@@ -175,8 +172,8 @@ export {
 export type { LeaderFileContent } from './sidecar/leader-file.js';
 export type { SidecarLeaderResponse, SidecarReadyResponse } from './sidecar/sidecar.server.js';
 // Nest layer
-export { LeaderModule } from './leader.module.js';
-export type { LeaderModuleExtras } from './leader.module-definition.js';
+export { LeaderModule } from './nest/leader.module.js';
+export type { LeaderModuleExtras } from './nest/leader.module-definition.js';
 export type {
   ElectionModuleExtras,
   ElectionOptions,
@@ -186,10 +183,13 @@ export type {
   LeaderModuleOptionsFactory,
   RegisterElectionAsyncOptions,
   RegisterElectionOptions,
-} from './leader-module-options.interface.js';
-export { DEFAULT_ELECTION_NAME, LeadershipEvent } from './leader.constants.js';
-export { LeaderElectionService } from './elections/leader-election.service.js';
-export type { ManagedElector, ResolvedElectionOptions } from './elections/elections.interfaces.js';
+} from './nest/leader-module-options.interface.js';
+export { DEFAULT_ELECTION_NAME, LeadershipEvent } from './nest/leader.constants.js';
+export { LeaderElectionService } from './nest/elections/leader-election.service.js';
+export type {
+  ManagedElector,
+  ResolvedElectionOptions,
+} from './nest/elections/elections.interfaces.js';
 export {
   getElectionCallbacksToken,
   getElectionLockToken,
@@ -197,25 +197,28 @@ export {
   getElectionOptionsToken,
   getLeaderElectionToken,
   getLeaderElectorToken,
-} from './elections/election.tokens.js';
-export { InjectElection } from './elections/inject-election.decorator.js';
-export { LeaderOnly } from './leader-only/leader-only.decorator.js';
+} from './nest/elections/election.tokens.js';
+export { InjectElection } from './nest/elections/inject-election.decorator.js';
+export { LeaderOnly } from './nest/leader-only/leader-only.decorator.js';
 export type {
   FollowerBehaviour,
   FollowerContext,
   HandlerKind,
   LeaderOnlyOptions,
   LeaderOnlyVerification,
-} from './leader-only/leader-only.interfaces.js';
-export { currentTerm } from './leader-only/leader-term.context.js';
+} from './nest/leader-only/leader-only.interfaces.js';
+export { currentTerm } from './nest/leader-only/leader-term.context.js';
 export {
   NotLeaderException,
   type NotLeaderResponseBody,
-} from './leader-only/not-leader.exception.js';
-export { NotLeaderExceptionFilter } from './leader-only/not-leader.filter.js';
+} from './nest/leader-only/not-leader.exception.js';
+export { NotLeaderExceptionFilter } from './nest/leader-only/not-leader.filter.js';
 export {
   OnLeaderChanged,
   OnLeadershipAcquired,
   OnLeadershipLost,
-} from './leadership-events/leadership-events.decorator.js';
-export { LeaderHealthIndicator, type LeaderHealthIndicatorResult } from './health/leader.health.js';
+} from './nest/leadership-events/leadership-events.decorator.js';
+export {
+  LeaderHealthIndicator,
+  type LeaderHealthIndicatorResult,
+} from './nest/health/leader.health.js';

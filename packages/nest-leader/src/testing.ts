@@ -2,5 +2,5 @@
  * Test helpers for users' own tests: `import { MemoryLock, ManualClock } from 'nest-leader/testing'`.
  * Elect leaders in memory on a clock that moves only when told to.
  */
-export { ManualClock } from './election/manual-clock.js';
+export { ManualClock } from './core/manual-clock.js';
 export { MemoryLock, type LockOperation, type MemoryLockWrite } from './locks/memory.lock.js';

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
 import { defaultFileLockDirectory } from './file-lock-directory.js';
 import { acquireFileMutex } from './file-mutex.js';
-import { validateLeaseName } from './kubernetes-names.js';
+import { validateLeaseName } from '../kubernetes/names.js';
 import {
   type LeaseRecord,
   parseLeaseRecord,

@@ -7,16 +7,16 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { lockMessages } from '../messages.js';
-import { loadClientNode } from './client-node.loader.js';
-import { validateKubeConfig } from './kube-config.loader.js';
-import { withSharedConnection } from './kubernetes-connection.js';
-import { classifyKubernetesApiError } from './kubernetes-api-errors.js';
+import { loadClientNode } from '../kubernetes/client-node.loader.js';
+import { validateKubeConfig } from '../kubernetes/kube-config.loader.js';
+import { withSharedConnection } from '../kubernetes/connection-pool.js';
+import { classifyKubernetesApiError } from '../kubernetes/api-errors.js';
 import {
   type KubernetesRequestOptions,
   kubernetesRequestOptions,
   validateRequestTimeoutMs,
-} from './kubernetes-request.js';
-import { validateLeaseName, validateNamespace } from './kubernetes-names.js';
+} from '../kubernetes/request-options.js';
+import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
 import type {
   LeaseRecord,
   LockOperation,
@@ -75,7 +75,7 @@ export abstract class KubernetesObjectLock<
   readonly namespace: string;
   /** The loaded kubeconfig its requests use (observers write Events and pod labels with it). */
   readonly kubeConfig: KubeConfig;
-  /** {@link KubernetesObjectLock.kubeConfig} with one pooled HTTP/1.1 connection (`kubernetes-connection.ts`). */
+  /** {@link KubernetesObjectLock.kubeConfig} with one pooled HTTP/1.1 connection (`kubernetes/connection-pool.ts`). */
   protected readonly pooledKubeConfig: KubeConfig;
   private readonly requestTimeoutMs: number;
   private readonly identity: string | undefined;

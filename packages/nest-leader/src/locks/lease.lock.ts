@@ -1,13 +1,13 @@
 import type { CoordinationV1Api, V1Lease, V1ObjectMeta } from '@kubernetes/client-node';
 import { errorText, LEASE_RESOURCE } from '../messages.js';
-import { loadClientNode } from './client-node.loader.js';
+import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import {
   type KubernetesObjectApi,
   KubernetesObjectLock,
   type KubernetesObjectLockOptions,
 } from './kubernetes-object.lock.js';
 import { type LeaseWatchOptions, watchLease } from './lease.watcher.js';
-import { toMicroTime } from './micro-time.js';
+import { toMicroTime } from '../kubernetes/micro-time.js';
 import { type LeaseRecord, parseLeaseRecord } from './resource-lock.js';
 import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
 

@@ -9,7 +9,7 @@
  * failures reconnect with a capped exponential backoff.
  */
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
-import { loadClientNode } from './client-node.loader.js';
+import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import type { VersionedLeaseRecord } from './resource-lock.js';
 import type { LockWatch, LockWatchListener } from './watchable-lock.js';
 

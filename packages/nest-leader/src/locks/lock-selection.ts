@@ -12,13 +12,13 @@ import {
   type KubernetesEnvironment,
   loadKubernetesConfig,
   validateKubeConfig,
-} from './kube-config.loader.js';
-import { validateNamespace } from './kubernetes-names.js';
+} from '../kubernetes/kube-config.loader.js';
+import { validateNamespace } from '../kubernetes/names.js';
 import { ConfigMapLock } from './configmap.lock.js';
 import { LeaseLock } from './lease.lock.js';
 import { SidecarLock } from './sidecar.lock.js';
 import { MemoryLock } from './memory.lock.js';
-import { resolveNamespace } from './namespace.js';
+import { resolveNamespace } from '../kubernetes/namespace.js';
 import type { ResourceLock } from './resource-lock.js';
 
 /** The built-in values of the `lock` option; see {@link LOCK_KINDS} for what each means. */

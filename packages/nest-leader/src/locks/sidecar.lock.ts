@@ -5,7 +5,7 @@
  */
 import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
 import { lockMessages } from '../messages.js';
-import { validateRequestTimeoutMs } from './kubernetes-request.js';
+import { validateRequestTimeoutMs } from '../kubernetes/request-options.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from './resource-lock.js';
 
 /** Default timeout of one request to the sidecar. */

@@ -2,7 +2,7 @@
  * Several observers as one: the elector takes a single `observer`; metrics, Events and pod
  * labels are three. Framework-free.
  */
-import type { ElectionObserver } from '../election/election-observer.js';
+import type { ElectionObserver } from '../core/election-observer.js';
 
 /** An observer that may have writes in flight (Events, pod labels). */
 export interface Flushable {

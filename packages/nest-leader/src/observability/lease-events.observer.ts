@@ -6,24 +6,24 @@
  */
 import type { KubeConfig, V1Lease, V1ObjectReference } from '@kubernetes/client-node';
 import type { LeaderTermEndReason } from '../errors.js';
-import type { ElectionObservation, ElectionObserver } from '../election/election-observer.js';
-import type { ElectionLogger, LeaderTerm } from '../election/leader-elector.options.js';
-import { validateLeaseName, validateNamespace } from '../locks/kubernetes-names.js';
+import type { ElectionObservation, ElectionObserver } from '../core/election-observer.js';
+import type { ElectionLogger, LeaderTerm } from '../core/leader-elector.options.js';
+import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
 import { EVENT_RESOURCE, observabilityMessages } from '../messages.js';
-import { loadClientNode } from '../locks/client-node.loader.js';
-import { withSharedConnection } from '../locks/kubernetes-connection.js';
+import { loadClientNode } from '../kubernetes/client-node.loader.js';
+import { withSharedConnection } from '../kubernetes/connection-pool.js';
 import {
   type KubernetesRequestOptions,
   kubernetesRequestOptions,
   validateRequestTimeoutMs,
-} from '../locks/kubernetes-request.js';
+} from '../kubernetes/request-options.js';
 import {
   classifyObserverFailure,
   consoleWarnings,
   FailureReporter,
   SerialQueue,
-} from './kubernetes-request.js';
-import { validateQualifiedName } from './qualified-name.js';
+} from './observer-writes.js';
+import { validateQualifiedName } from '../kubernetes/qualified-name.js';
 
 /** `reason` of every Event, as client-go's. */
 export const LEADER_ELECTION_EVENT_REASON = 'LeaderElection';

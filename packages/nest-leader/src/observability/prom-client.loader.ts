@@ -4,7 +4,7 @@
  * `peer-dependency.loader.ts`), so the observer can be built in a constructor.
  */
 import { MissingPeerDependencyError } from '../errors.js';
-import { requirePeerDependency } from '../peer-dependency.loader.js';
+import { requirePeerDependency } from '../peers/peer-dependency.loader.js';
 
 /** The prom-client module. */
 export type PromClient = typeof import('prom-client');

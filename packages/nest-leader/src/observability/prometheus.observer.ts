@@ -5,13 +5,13 @@
  * (an optional peer dependency) is loaded when the first observer is constructed.
  */
 import type { LeaderTermEndReason } from '../errors.js';
-import { type Clock, SystemClock } from '../election/clock.js';
+import { type Clock, SystemClock } from '../core/clock.js';
 import type {
   ElectionObservation,
   ElectionObserver,
   LockRequestOutcome,
-} from '../election/election-observer.js';
-import type { LeaderTerm } from '../election/leader-elector.options.js';
+} from '../core/election-observer.js';
+import type { LeaderTerm } from '../core/leader-elector.options.js';
 import type { LockOperation } from '../locks/resource-lock.js';
 import type {
   CandidateSnapshot,

@@ -5,11 +5,11 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { LeaderElector } from '../election/leader-elector.js';
-import type { ElectionLogger } from '../election/leader-elector.options.js';
+import { LeaderElector } from '../core/leader-elector.js';
+import type { ElectionLogger } from '../core/leader-elector.options.js';
 import { LeaseLock } from '../locks/lease.lock.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
-import { findKubernetesConfig, loadKubernetesConfig } from '../locks/kube-config.loader.js';
+import { findKubernetesConfig, loadKubernetesConfig } from '../kubernetes/kube-config.loader.js';
 import { lockSelectionMessages, sidecarMessages } from '../messages.js';
 import { LeaderFile, type LeaderFileContent } from './leader-file.js';
 import type { SidecarOptions } from './sidecar-options.js';

@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { validateLeaseName, validateNamespace } from '../locks/kubernetes-names.js';
+import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
 import { sidecarMessages } from '../messages.js';
 
 /** Default `--ttl`, as the old image's: 10 s. */

@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LeaderElector } from '../election/leader-elector.js';
+import type { LeaderElector } from '../core/leader-elector.js';
 
 /** What `GET /` answers. */
 export interface SidecarLeaderResponse {

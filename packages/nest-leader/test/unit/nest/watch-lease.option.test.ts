@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { LeaderModule } from 'nest-leader';
 import { ManualClock } from 'nest-leader/testing';
-import { WatchHub } from '../election/watchable-memory-lock.fixture.js';
+import { WatchHub } from '../core/watchable-memory-lock.fixture.js';
 import { holdLeaseAs, LEASE_NAME, OTHER, SELF } from './support.js';
 
 /** A follower replica whose lock can be watched; the Lease is held by OTHER. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ELECTION_METRIC_NAMES as M, LeaseApiError, PrometheusElectionObserver } from 'nest-leader';
 import { Registry } from 'prom-client';
-import { candidate, s, world } from '../election/elector.fixture.js';
+import { candidate, s, world } from '../core/elector.fixture.js';
 import { value } from './metrics.fixture.js';
 
 /** One candidate with its own registry (one per process, as in production). */

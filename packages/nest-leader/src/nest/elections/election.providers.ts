@@ -1,0 +1,213 @@
+import { Logger, type Provider } from '@nestjs/common';
+import type { ElectionObserver } from '../../core/election-observer.js';
+import { LeaderElector } from '../../core/leader-elector.js';
+import type { LeaderCallbacks } from '../../core/leader-elector.options.js';
+import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
+import { LEADER_MODULE_OPTIONS } from '../leader.module-definition.js';
+import type { ElectionOptions, LeaderModuleOptions } from '../leader-module-options.interface.js';
+import { LeaderOnlyGate } from '../leader-only/leader-only.gate.js';
+import type { ResourceLock } from '../../locks/resource-lock.js';
+import { nestMessages } from '../../messages.js';
+import { toElectionLogger } from '../nest-logger.adapter.js';
+import type { LeaderOnlyCallCounter } from '../leader-only/leader-only.interfaces.js';
+import type { LeaderOnlyCallTally } from '../../observability/election-metrics.interface.js';
+import { ElectionDirectory } from './election.directory.js';
+import { buildElectionObserver } from './election-observer.factory.js';
+import { ElectionOrchestrator } from './election.orchestrator.js';
+import {
+  getElectionCallbacksToken,
+  getElectionLockToken,
+  getElectionObserverToken,
+  getElectionOptionsToken,
+  getLeaderElectionToken,
+  getLeaderElectorToken,
+} from './election.tokens.js';
+import { buildElectionLock, describeElectionLock } from './election-lock.factory.js';
+import { withModuleOptionNames } from './election-options.mapping.js';
+import { resolveElectionOptions } from './election-options.resolver.js';
+import type { ManagedElector, ResolvedElectionOptions } from './elections.interfaces.js';
+import { LeaderElectionService } from './leader-election.service.js';
+import type { RegisteredElection } from './registered-election.interface.js';
+
+/** Token of the options the user gave for one election (before merging with the defaults). */
+export function getElectionGivenOptionsToken(name: string): string {
+  return `nest-leader:given-options:${name}`;
+}
+
+const orchestratorToken = (name: string) => `nest-leader:orchestrator:${name}`;
+const registrationToken = (name: string) => `nest-leader:registration:${name}`;
+
+/** Every provider of one election that other modules may inject. */
+export function electionExports(name: string): (string | typeof LeaderElectionService)[] {
+  return [
+    getLeaderElectionToken(name),
+    getElectionLockToken(name),
+    getElectionObserverToken(name),
+    getLeaderElectorToken(name),
+    getElectionCallbacksToken(name),
+    getElectionOptionsToken(name),
+  ];
+}
+
+/**
+ * The providers of one election, each under a token of its own, built in this order: options
+ * (the user's, given under {@link getElectionGivenOptionsToken}, over `forRoot()`'s), lock,
+ * observer, orchestrator and its callbacks, elector, service, and the registration that makes
+ * the election known to the application. Any of the public ones can be replaced through Nest
+ * DI by a provider with the same token added after these.
+ */
+export function createElectionProviders(name: string): Provider[] {
+  const logger = new Logger('LeaderElection');
+  return [
+    {
+      provide: getElectionOptionsToken(name),
+      inject: [
+        getElectionGivenOptionsToken(name),
+        { token: LEADER_MODULE_OPTIONS, optional: true },
+      ],
+      useFactory: (given: ElectionOptions, defaults?: LeaderModuleOptions) =>
+        resolveElectionOptions(name, given, name === DEFAULT_ELECTION_NAME ? undefined : defaults),
+    },
+    {
+      provide: getElectionLockToken(name),
+      inject: [getElectionOptionsToken(name)],
+      useFactory: (options: ResolvedElectionOptions) => buildElectionLock(options),
+    },
+    {
+      provide: getElectionObserverToken(name),
+      inject: [getElectionOptionsToken(name), getElectionLockToken(name)],
+      useFactory: (options: ResolvedElectionOptions, lock: ResourceLock) =>
+        buildElectionObserver(options, lock),
+    },
+    {
+      provide: orchestratorToken(name),
+      inject: [getElectionOptionsToken(name)],
+      useFactory: (options: ResolvedElectionOptions) => new ElectionOrchestrator(options),
+    },
+    {
+      provide: getElectionCallbacksToken(name),
+      inject: [orchestratorToken(name), getElectionObserverToken(name)],
+      useFactory: (orchestrator: ElectionOrchestrator, observer: ElectionObserver) =>
+        withObserverFlush(orchestrator.callbacks, observer),
+    },
+    {
+      provide: getLeaderElectorToken(name),
+      inject: [
+        getElectionOptionsToken(name),
+        getElectionLockToken(name),
+        getElectionObserverToken(name),
+        getElectionCallbacksToken(name),
+      ],
+      useFactory: (
+        options: ResolvedElectionOptions,
+        lock: ResourceLock,
+        observer: ElectionObserver,
+        callbacks: LeaderCallbacks,
+      ): ManagedElector =>
+        withModuleOptionNames(
+          name,
+          'elector',
+          () =>
+            new LeaderElector({
+              name,
+              lock,
+              identity: options.identity,
+              ...options.givenTimings,
+              releaseOnStop: options.releaseOnShutdown,
+              watchLease: options.watchLease,
+              onLost: options.onLost,
+              clock: options.clock,
+              logger: toElectionLogger(logger),
+              observer,
+              callbacks,
+            }),
+        ),
+    },
+    {
+      provide: getLeaderElectionToken(name),
+      inject: [
+        getElectionOptionsToken(name),
+        getLeaderElectorToken(name),
+        orchestratorToken(name),
+        getElectionLockToken(name),
+      ],
+      useFactory: (
+        options: ResolvedElectionOptions,
+        elector: ManagedElector,
+        orchestrator: ElectionOrchestrator,
+        lock: ResourceLock,
+      ) => new LeaderElectionService(name, elector, orchestrator, options.timings, lock),
+    },
+    {
+      provide: registrationToken(name),
+      inject: [
+        ElectionDirectory,
+        getElectionOptionsToken(name),
+        getElectionLockToken(name),
+        getLeaderElectorToken(name),
+        orchestratorToken(name),
+        getLeaderElectionToken(name),
+        getElectionObserverToken(name),
+      ],
+      useFactory: (
+        directory: ElectionDirectory,
+        options: ResolvedElectionOptions,
+        lock: ResourceLock,
+        elector: ManagedElector,
+        orchestrator: ElectionOrchestrator,
+        service: LeaderElectionService,
+        observer: ElectionObserver,
+      ): RegisteredElection => {
+        const election: RegisteredElection = {
+          name,
+          service,
+          elector,
+          orchestrator,
+          gate: new LeaderOnlyGate(service, orchestrator.inFlight, callCounter(name, observer)),
+          startMessage: nestMessages.starting({
+            election: name,
+            identity: elector.identity,
+            lock: lock.description,
+            ...describeElectionLock(lock),
+            ...options.timings,
+            shutdownGraceMs: options.shutdownGraceMs,
+          }),
+        };
+        directory.register(election);
+        return election;
+      },
+    },
+  ];
+}
+
+/**
+ * The elector's callbacks, with `onStoppedLeading` also awaiting `observer.flush()` (if it has
+ * one), in parallel with the drain: the Event and the pod label of a term's end are written
+ * before the Lease is released.
+ */
+function withObserverFlush(
+  callbacks: LeaderCallbacks,
+  observer: ElectionObserver,
+): LeaderCallbacks {
+  const flush = (observer as { flush?: () => Promise<void> }).flush;
+  if (typeof flush !== 'function') return callbacks;
+  return {
+    ...callbacks,
+    onStoppedLeading: async (term) => {
+      await Promise.all([callbacks.onStoppedLeading?.(term), flush.call(observer)]);
+    },
+  };
+}
+
+/** Counts `@LeaderOnly()` calls when the election's observer keeps call counts (metrics on). */
+function callCounter(
+  election: string,
+  observer: ElectionObserver,
+): LeaderOnlyCallCounter | undefined {
+  const tally = (
+    observer as { leaderOnlyCallTally?: (e: string, h: string) => LeaderOnlyCallTally }
+  ).leaderOnlyCallTally;
+  return typeof tally === 'function'
+    ? (handler) => tally.call(observer, election, handler)
+    : undefined;
+}

@@ -1,0 +1,49 @@
+/**
+ * Types of the Nest layer's elections (one per `forRoot()` / `registerElection()`) that depend on
+ * no class of the Nest layer (see `registered-election.interface.ts` for the one that does).
+ */
+import type { Clock } from '../../core/clock.js';
+import type { LeaderElector } from '../../core/leader-elector.js';
+import type { LeaderElectionTimings } from '../../core/leader-elector.options.js';
+import type { LeaderLockKind, LeaderModuleOptions } from '../leader-module-options.interface.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { SidecarLockSpec } from '../../locks/lock-selection.js';
+import type { ResourceLock } from '../../locks/resource-lock.js';
+
+/**
+ * What the Nest layer uses of an elector: `LeaderElector`, or your own object with the same
+ * members provided under `getLeaderElectorToken(name)`. Wire its leadership callbacks to the
+ * ones provided under `getElectionCallbacksToken(name)`, or no event, drain or gate works.
+ */
+export type ManagedElector = Pick<
+  LeaderElector,
+  'identity' | 'leader' | 'leaseTransitions' | 'term' | 'isLeader' | 'health' | 'start' | 'stop'
+>;
+
+/** One election's options: the user's merged over `forRoot()`'s, defaults applied. */
+export interface ResolvedElectionOptions {
+  /** The election's name; `'default'` for `forRoot()`'s. */
+  readonly name: string;
+  readonly leaseName: string;
+  readonly namespace?: string;
+  readonly identity: string;
+  /** Defaults applied; checked by the elector (which names the option as the user wrote it). */
+  readonly timings: LeaderElectionTimings;
+  /**
+   * The timings as given (merged over `forRoot()`'s), unset ones `undefined`: what the elector
+   * gets, so its rules blame the option the user actually set.
+   */
+  readonly givenTimings: Partial<LeaderElectionTimings>;
+  readonly releaseOnShutdown?: boolean;
+  readonly watchLease?: boolean;
+  readonly onLost?: 'recampaign' | 'stop';
+  readonly lock: LeaderLockKind | SidecarLockSpec | ResourceLock;
+  readonly kubeConfig?: KubeConfig | string;
+  readonly shutdownGraceMs: number;
+  readonly clock: Clock;
+  /** Which observers to build (see `LeaderModuleOptions`); all off by default. */
+  readonly observability: Pick<
+    LeaderModuleOptions,
+    'metrics' | 'kubernetesEvents' | 'podRoleLabel'
+  >;
+}

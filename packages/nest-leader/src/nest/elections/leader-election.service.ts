@@ -1,0 +1,141 @@
+import type { LeaderElectionHealth } from '../../core/leader-elector.js';
+import type { LeaderElectionTimings, LeaderTerm } from '../../core/leader-elector.options.js';
+import type { ResourceLock } from '../../locks/resource-lock.js';
+import type { ElectionOrchestrator } from './election.orchestrator.js';
+import type { ManagedElector } from './elections.interfaces.js';
+
+/**
+ * This application's place in one leader election: ask whether it leads, who does, and wait
+ * for leadership. Inject the default election's (`LeaderModule.forRoot()`) as
+ * `LeaderElectionService`, a named one with `@InjectElection('shard-a')` (the token is
+ * `getLeaderElectionToken('shard-a')`). Built by the module; its elector starts when the
+ * application bootstraps and stops (draining, then releasing the Lease) when it shuts down.
+ */
+export class LeaderElectionService {
+  /**
+   * Created by `LeaderModule` for each election; inject it, never construct it.
+   * @param name - the election's name (`'default'` for `forRoot()`'s)
+   * @param timings - the election's timings, defaults applied
+   * @param lock - the election's lock, read by {@link verifyLeadership}
+   * @internal
+   */
+  constructor(
+    readonly name: string,
+    private readonly elector: ManagedElector,
+    private readonly orchestrator: ElectionOrchestrator,
+    readonly timings: LeaderElectionTimings,
+    private readonly lock?: ResourceLock,
+  ) {}
+
+  /** This replica's identity, as written to the Lease's `holderIdentity`. */
+  get identity(): string {
+    return this.elector.identity;
+  }
+
+  /** Identity of the leader as last observed (possibly this replica), or `undefined` if none. */
+  get leader(): string | undefined {
+    return this.elector.leader;
+  }
+
+  /** `leaseTransitions` of the Lease as last observed (on followers too); `undefined` before the first read. */
+  get leaseTransitions(): number | undefined {
+    return this.elector.leaseTransitions;
+  }
+
+  /** The current term while this replica leads, else `undefined`. See also `currentTerm()`. */
+  get term(): LeaderTerm | undefined {
+    return this.elector.term;
+  }
+
+  /**
+   * True only while this replica leads and its term is live by the local monotonic clock —
+   * re-checked at call time, so it turns false at the step-down deadline even if timers
+   * could not run (paused process, long GC).
+   */
+  isLeader(): boolean {
+    return this.elector.isLeader();
+  }
+
+  /**
+   * Liveness of the elector, as client-go's `HealthzAdaptor`: unhealthy only when it is
+   * wedged (believes it leads but has not renewed for `leaseDuration` + `toleranceMs`, or its
+   * loop died); followers are healthy.
+   * @param toleranceMs - extra milliseconds past the lease duration before reporting unhealthy
+   */
+  health(toleranceMs?: number): LeaderElectionHealth {
+    return this.elector.health(toleranceMs);
+  }
+
+  /**
+   * Verifies leadership with one authoritative read of the lock (a plain GET of the Lease, not
+   * the elector's cached copy): resolves true only if the stored holder is this replica, the
+   * stored `leaseTransitions` equals the current term's, and the term is still live by the local
+   * clock after the read. Costs one GET per call — use it around critical work (see
+   * `@LeaderOnly({ verify })`), not on every tick. The read stops (false) when the term ends,
+   * and after the election's per-request timeout, `max(1 s, renewDeadline / 2)`.
+   *
+   * Resolves false, never rejects, when the read fails (it cannot confirm leadership).
+   * @param options.signal - stops the read: the promise rejects with `signal.reason`
+   */
+  verifyLeadership(options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    const term = this.elector.term;
+    if (!term) {
+      options.signal?.throwIfAborted();
+      return Promise.resolve(false);
+    }
+    return this.verifyTerm(term, options);
+  }
+
+  /**
+   * As {@link verifyLeadership}, for a given term of this replica (e.g. `currentTerm()` inside
+   * long work): true only if the Lease still names this replica at `term.leaseTransitions` and
+   * `term` is still live. With `whileDraining`, a term ended by shutdown (`stopped`: the elector
+   * keeps renewing the Lease while leader-only work drains) also counts, as long as the Lease
+   * still names it.
+   * @param options.signal - stops the read: the promise rejects with `signal.reason`
+   */
+  async verifyTerm(
+    term: LeaderTerm,
+    options: { signal?: AbortSignal; whileDraining?: boolean } = {},
+  ): Promise<boolean> {
+    const { signal, whileDraining = false } = options;
+    signal?.throwIfAborted();
+    const usable = () => this.elector.term === term || (whileDraining && endedByShutdown(term));
+    if (!this.lock || !usable()) return false;
+    const timeoutMs = Math.max(1000, (this.timings.renewDeadlineSeconds * 1000) / 2);
+    const signals = [AbortSignal.timeout(timeoutMs)];
+    if (!whileDraining) signals.push(term.signal);
+    if (signal) signals.push(signal);
+    let stored: Awaited<ReturnType<ResourceLock['get']>>;
+    try {
+      stored = await this.lock.get(AbortSignal.any(signals));
+    } catch {
+      signal?.throwIfAborted();
+      return false;
+    }
+    signal?.throwIfAborted();
+    return (
+      stored !== undefined &&
+      stored.record.holderIdentity === this.elector.identity &&
+      stored.record.leaseTransitions === term.leaseTransitions &&
+      usable()
+    );
+  }
+
+  /**
+   * Resolves with the term once this replica leads (at once if it already does). Never
+   * settles if it never leads: pass a signal to bound the wait.
+   * @param options.signal - stops waiting: the promise rejects with `signal.reason`
+   */
+  waitForLeadership(options: { signal?: AbortSignal } = {}): Promise<LeaderTerm> {
+    const term = this.term;
+    if (term) return Promise.resolve(term);
+    return this.orchestrator.nextTerm(options.signal);
+  }
+}
+
+/** The term ended because the elector is stopping (its Lease is still renewed while work drains). */
+function endedByShutdown(term: LeaderTerm): boolean {
+  const reason = term.signal.reason as { reason?: unknown } | undefined;
+  return term.signal.aborted && reason?.reason === 'stopped';
+}

@@ -1,0 +1,68 @@
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
+import { nestMessages } from '../messages.js';
+
+/** @nestjs/schedule's metadata key on `@Cron`/`@Interval`/`@Timeout` methods (6.x and 12.x). */
+const SCHEDULER_TYPE = 'SCHEDULER_TYPE';
+/** Providers only `ScheduleModule.forRoot()` registers. */
+const SCHEDULE_MODULE_PROVIDERS = new Set(['SchedulerRegistry', 'SchedulerOrchestrator']);
+/** How long after bootstrap `app.enableShutdownHooks()` may still come (it often follows `listen()`). */
+export const SHUTDOWN_HOOKS_GRACE_MS = 5_000;
+
+/**
+ * Warns at bootstrap about set-ups that fail silently, each warning naming the fix:
+ * - `@LeaderOnly()` jobs (`@Cron`/`@Interval`/`@Timeout`) without `ScheduleModule.forRoot()`:
+ *   they would never run on any replica;
+ * - no SIGTERM handler (`app.enableShutdownHooks()` not called) a few seconds after start:
+ *   a rollout's SIGTERM would kill the leader without draining or releasing the Lease.
+ * Skipped when `NODE_ENV` is `test` (test runners create applications without shutdown hooks).
+ */
+@Injectable()
+export class LeaderSetupChecker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('LeaderElection');
+  private shutdownHooksCheck?: NodeJS.Timeout;
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.checkScheduleModule();
+    if (process.env.NODE_ENV === 'test') return;
+    this.shutdownHooksCheck = setTimeout(() => {
+      if (process.listenerCount('SIGTERM') === 0) {
+        this.logger.warn(nestMessages.shutdownHooksMissing(SHUTDOWN_HOOKS_GRACE_MS));
+      }
+    }, SHUTDOWN_HOOKS_GRACE_MS);
+    this.shutdownHooksCheck.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearTimeout(this.shutdownHooksCheck);
+  }
+
+  private checkScheduleModule(): void {
+    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+    if (wrappers.some((w) => w.metatype && SCHEDULE_MODULE_PROVIDERS.has(w.metatype.name))) return;
+    const jobs: string[] = [];
+    for (const wrapper of wrappers) {
+      const prototype: unknown = wrapper.metatype?.prototype;
+      if (typeof prototype !== 'object' || prototype === null) continue;
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        const method: unknown = Reflect.get(prototype, methodName);
+        if (typeof method !== 'function' || !leaderMetadata.leaderOnly(method)) continue;
+        if (Reflect.getMetadata(SCHEDULER_TYPE, method) !== undefined) {
+          jobs.push(`${prototype.constructor.name}.${methodName}()`);
+        }
+      }
+    }
+    if (jobs.length > 0) this.logger.warn(nestMessages.scheduleModuleMissing(jobs));
+  }
+}

@@ -1,0 +1,81 @@
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { ElectionDirectory } from './elections/election.directory.js';
+import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
+import { leaderOnlyBindings } from './leader-only/leader-only.bindings.js';
+import { nestMessages } from '../messages.js';
+
+/**
+ * Finds, on every provider and controller of the application, the `@LeaderOnly()` methods
+ * (and binds their instances to the application's gates) and the leadership event handlers
+ * (and adds them to their election's dispatcher). A method naming an election the application
+ * does not have fails the bootstrap here with `UnknownElectionError` (class, method, known
+ * names).
+ */
+@Injectable()
+export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('LeaderElection');
+  /** Prototypes bound for request-scoped and transient classes; unbound at shutdown. */
+  private readonly boundPrototypes: object[] = [];
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly elections: ElectionDirectory,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+      this.explore(wrapper);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    for (const prototype of this.boundPrototypes) {
+      leaderOnlyBindings.unbind(prototype, this.elections.gates);
+    }
+  }
+
+  private explore(wrapper: InstanceWrapper): void {
+    const isStatic = wrapper.isDependencyTreeStatic();
+    const instance: unknown = wrapper.instance;
+    // Request-scoped and transient classes have no single instance: bind their prototype.
+    const prototype: unknown = isStatic
+      ? isObject(instance) && Object.getPrototypeOf(instance)
+      : wrapper.metatype?.prototype;
+    if (!isObject(prototype)) return;
+
+    let hasLeaderOnly = false;
+    for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+      const method: unknown = Reflect.get(prototype, methodName);
+      const className = prototype.constructor.name;
+      const leaderOnly = leaderMetadata.leaderOnly(method);
+      if (leaderOnly) {
+        this.elections.get(leaderOnly.election, className, methodName); // known, or throw
+        hasLeaderOnly = true;
+      }
+      for (const { event, election } of leaderMetadata.leadershipEvents(method)) {
+        const { orchestrator } = this.elections.get(election, className, methodName);
+        const handlerName = `${className}.${methodName}`;
+        if (!isStatic) {
+          this.logger.warn(nestMessages.nonStaticHandler(handlerName));
+          continue;
+        }
+        orchestrator.events.add(event, {
+          name: handlerName,
+          call: (payload) =>
+            (instance as Record<string, (payload: unknown) => unknown>)[methodName](payload),
+        });
+      }
+    }
+    if (!hasLeaderOnly) return;
+    const target = isStatic ? (instance as object) : prototype;
+    leaderOnlyBindings.bind(target, this.elections.gates);
+    if (!isStatic) this.boundPrototypes.push(prototype);
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
