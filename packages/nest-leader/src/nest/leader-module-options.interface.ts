@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { LockKind, SidecarLockSpec } from '../locks/lock-selection.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import type { PrometheusRegistry } from '../observability/election-metrics.interface.js';
+import type { CatchUpSetting } from './schedule/catch-up.options.js';
 
 /**
  * Where the Lease record lives (the table is `LOCK_KINDS` in `locks/lock-selection.ts`):
@@ -95,6 +96,12 @@ export interface LeaderModuleOptions {
    * otherwise). Default off.
    */
   podRoleLabel?: boolean | { labelKey?: string };
+  /**
+   * Default catch-up of the election's leader-only recurring jobs (`@LeaderOnly()` on `@Cron`
+   * or `@Interval`) that set none: `'skip'`, `'once'` or `'all'`, or `{ policy, horizonMs?,
+   * maxCatchUp? }` (see `CatchUpSetting` and `LeaderOnlyOptions.catchUp`). Default `'skip'`.
+   */
+  catchUp?: CatchUpSetting;
 }
 
 /** Every key of {@link LeaderModuleOptions}; anything else is rejected at bootstrap as a likely typo. */
@@ -115,6 +122,7 @@ export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] 
   'metrics',
   'kubernetesEvents',
   'podRoleLabel',
+  'catchUp',
 ];
 
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */
