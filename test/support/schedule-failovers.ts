@@ -52,9 +52,9 @@ export interface ScheduleFailoverFigures {
   bySignal: Record<FailoverFault['signal'], number>;
   /** Every slot from the first effect to the last, one a second. */
   slotsDue: number;
-  /** Slots whose first run began within 1 s of the scheduled time. */
+  /** Slots with their effect whose first run began within 1 s of the scheduled time. */
   ranOnTime: number;
-  /** Slots whose first run began later (a new leader's catch-up). */
+  /** Slots with their effect whose first run began later (a new leader's catch-up). */
   caughtUp: number;
   /** Due slots with no effect. */
   lost: number;
@@ -231,7 +231,8 @@ function judge(
       slotsDue++;
       if (!withEffect.has(slot)) lostSlots.push(new Date(slot).toISOString());
     }
-    const due = attempts.filter((a) => a.slot >= first && a.slot <= last);
+    // Slots with their effect, by whether their first run began on time.
+    const due = attempts.filter((a) => withEffect.has(a.slot));
     const ranOnTime = due.filter((a) => a.first - a.slot < 1000).length;
     return {
       policy,
