@@ -13,6 +13,7 @@ import {
 import type {
   ChaosVerdict,
   FaultRecord,
+  SlotFigures,
   TransitionRecord,
   Violation,
 } from './invariant-checker.js';
@@ -57,6 +58,8 @@ export interface ChaosReport {
   probes: number;
   byFault: Partial<Record<FaultKind | 'startup', FaultKindSummary>>;
   violations: Violation[];
+  /** The demo's `dispatch-jobs` slots (catch-up `'all'`): due, late, begun twice, excused, lost. */
+  slots?: SlotFigures;
   /** The demo's second election (its own Lease), judged on the same rounds. */
   namedElection?: {
     terms: number;
@@ -142,6 +145,7 @@ export function buildChaosReport(input: ReportInput): ChaosReport {
     probes: input.probes,
     byFault,
     violations: verdict.violations,
+    ...(verdict.slots && { slots: verdict.slots }),
     namedElection: input.shard && summarizeElection(input.shard),
     faults,
     transitionLog: verdict.transitions,

@@ -35,6 +35,7 @@ import {
 import { namedElectionLogs } from './election-logs.js';
 import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '@nest-leader/demo/demo.constants';
 import { ProbeMonitor } from './probe-monitor.js';
+import { defaultHorizonMs } from 'nest-leader';
 import { renderTimelineSvg } from './timeline-chart.js';
 
 /** The harness's default timings: short, so 1,000 transitions fit in an hour. */
@@ -44,6 +45,9 @@ export const CHAOS_TIMINGS: ChaosTimings = {
   retryPeriodMs: 500,
   heartbeatMs: 100,
 };
+
+/** The demo's `dispatch-jobs` cron (DISPATCH_CRON, every second second): a slot every 2 s. */
+const DISPATCH_PERIOD_MS = 2000;
 
 /** How long a round's leader must have been steady (working, two followers up) before its fault, ms. */
 const SETTLED_FOR_MS = 150;
@@ -283,6 +287,11 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       liveness,
       startedAt: electionStartedAt,
       endedAt,
+      scheduledJob: {
+        task: 'dispatch-jobs',
+        periodMs: DISPATCH_PERIOD_MS,
+        horizonMs: defaultHorizonMs(timings.leaseDurationMs / 1000, timings.retryPeriodMs / 1000),
+      },
     };
     // Everything the verdict was drawn from, to re-judge or re-draw a run later (--recheck).
     writeFileSync(join(options.outDir, RUN_DATA_FILE), gzipSync(JSON.stringify(input)));

@@ -33,11 +33,16 @@ export function formatSummary(report: ChaosReport): string {
       `${report.namedElection.transitions} transitions, gap p50 ${sec(report.namedElection.gapMs.p50)} s, ` +
       `max ${sec(report.namedElection.gapMs.max)} s`
     : '';
+  const slots = report.slots
+    ? `\ndispatch-jobs slots (catchUp 'all'): ${report.slots.due} due, ${report.slots.late} run late, ` +
+      `${report.slots.begunTwice} begun twice, ${report.slots.excused} excused (horizon, Lease replaced), ` +
+      `${report.slots.lost} lost`
+    : '';
   const violations =
     report.violations.length === 0
-      ? '0 violations: no overlapping terms, no work after a term ended, tokens increasing, every gap within its bound, no crash or wedge'
+      ? '0 violations: no overlapping terms, no work after a term ended, tokens increasing, every gap within its bound, no crash or wedge, no scheduled slot lost'
       : `${report.violations.length} VIOLATIONS:\n${report.violations
           .map((v) => `  [${v.kind}] round ${v.round ?? '-'}: ${v.message}`)
           .join('\n')}`;
-  return `${head}\n${table}${named}\n${violations}`;
+  return `${head}\n${table}${named}${slots}\n${violations}`;
 }

@@ -356,3 +356,73 @@ describe('chaos invariant checker', () => {
     );
   });
 });
+
+describe('rule slot-lost: the scheduled job under catch-up all', () => {
+  /** A `dispatch-jobs` line of slot `slotMs` that began at `atMs`. */
+  const dispatch = (identity: string, token: number, slotMs: number, atMs = slotMs + 5) =>
+    ({
+      event: 'leader-work',
+      task: 'dispatch-jobs',
+      identity,
+      leaseTransitions: token,
+      at: at(atMs),
+      slot: at(slotMs),
+    }) satisfies DemoEvent;
+  const JOB = { task: 'dispatch-jobs', periodMs: 2000, horizonMs: 60_000 } as const;
+
+  /** a runs slots 0, 2 s; is SIGKILLed at 3 s; b takes over at 6.5 s and runs 4 s and 6 s late (unless `drop`). */
+  function failover(drop: number[] = []): ProcessLog[] {
+    const late = [4000, 6000].filter((ms) => !drop.includes(ms));
+    return [
+      proc('a#1', 0, [acquired('a', 1, 0), dispatch('a', 1, 0), dispatch('a', 1, 2000)]),
+      proc('b#2', 1, [
+        acquired('b', 2, 6500),
+        ...late.map((slot, i) => dispatch('b', 2, slot, 6510 + i * 200)),
+        dispatch('b', 2, 8000),
+      ]),
+    ];
+  }
+
+  it('stays quiet when the new leader ran the missed slots late, and counts them', () => {
+    const verdict = checkChaosRun({
+      ...input(failover(), [fault(1, 'sigkill', 3000, 3010)]),
+      scheduledJob: JOB,
+    });
+    assert.deepEqual(
+      verdict.violations.filter((v) => v.kind === 'slot-lost'),
+      [],
+    );
+    assert.deepEqual(verdict.slots, { due: 5, late: 1, begunTwice: 0, excused: 0, lost: 0 });
+  });
+
+  it('fires on a slot that never began', () => {
+    const verdict = checkChaosRun({
+      ...input(failover([4000]), [fault(1, 'sigkill', 3000, 3010)]),
+      scheduledJob: JOB,
+    });
+    const lostSlots = verdict.violations.filter((v) => v.kind === 'slot-lost');
+    assert.equal(lostSlots.length, 1);
+    assert.match(lostSlots[0]!.message, /2026-11-22T12:00:04\.000Z of dispatch-jobs never began/);
+  });
+
+  it('excuses slots lost with the Lease (deleted or replaced: the ledger was on it)', () => {
+    const verdict = checkChaosRun({
+      ...input(failover([4000, 6000]), [fault(1, 'lease-deleted', 3000, 3010)]),
+      scheduledJob: JOB,
+    });
+    assert.deepEqual(
+      verdict.violations.filter((v) => v.kind === 'slot-lost'),
+      [],
+    );
+    assert.equal(verdict.slots?.excused, 2);
+  });
+
+  it('excuses slots older than the horizon when the next term began', () => {
+    const verdict = checkChaosRun({
+      ...input(failover([4000]), [fault(1, 'sigkill', 3000, 3010)]),
+      scheduledJob: { ...JOB, horizonMs: 2000 },
+    });
+    assert.equal(verdict.slots?.lost, 0);
+    assert.equal(verdict.slots?.excused, 1);
+  });
+});

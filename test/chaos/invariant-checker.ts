@@ -90,6 +90,14 @@ export interface ChaosInput {
   /** When the election began (every first replica listening) and the run ended (wall ms). */
   startedAt: number;
   endedAt: number;
+  /**
+   * A leader-only recurring job with a catch-up policy of `'all'` (the demo's `dispatch-jobs`):
+   * its work lines carry their `slot`, and every slot from the first to the last must have
+   * begun at least once (rule `slot-lost`), except slots older than `horizonMs` when a leader
+   * next began a term, and slots of a round whose fault deletes or replaces the Lease (the
+   * ledger lives on it).
+   */
+  scheduledJob?: { task: LeaderWorkEvent['task']; periodMs: number; horizonMs: number };
 }
 
 /** One term as the logs show it. */
@@ -124,6 +132,7 @@ export interface TransitionRecord {
 }
 
 export type ViolationKind =
+  | 'slot-lost'
   | 'overlapping-terms'
   | 'work-after-term-ended'
   | 'token-not-increasing'
@@ -145,7 +154,24 @@ export interface ChaosVerdict {
   terms: TermRecord[];
   transitions: TransitionRecord[];
   violations: Violation[];
+  /** The scheduled job's slots (with `scheduledJob`): due, begun late, begun twice, excused. */
+  slots?: SlotFigures;
 }
+
+/** What happened to the slots of the input's `scheduledJob`. */
+export interface SlotFigures {
+  due: number;
+  /** Slots whose first run began more than one period after the slot. */
+  late: number;
+  /** Slots that began more than once (a redo, or a run before and after a failover). */
+  begunTwice: number;
+  /** Missing slots excused: past the horizon, or lost with the Lease. */
+  excused: number;
+  lost: number;
+}
+
+/** Faults that delete or replace the Lease, and the schedule ledger on it. */
+const LEDGER_LOSING_FAULTS: readonly FaultKind[] = ['lease-deleted', 'foreign-writer'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -475,6 +501,60 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
       });
     }
   }
+  const slots = input.scheduledJob && checkSlots(input, terms, faults, violations);
   violations.sort((a, b) => a.at - b.at);
-  return { terms, transitions, violations };
+  return { terms, transitions, violations, ...(slots && { slots }) };
+}
+
+/**
+ * Rule `slot-lost`: every slot of the scheduled job from the first begun to the last begun has
+ * begun at least once, unless no leader began a term within the horizon after it, or it fell
+ * in a round whose fault took the ledger with the Lease.
+ */
+function checkSlots(
+  input: ChaosInput,
+  terms: readonly TermRecord[],
+  faults: readonly FaultRecord[],
+  violations: Violation[],
+): SlotFigures {
+  const { task, periodMs, horizonMs } = input.scheduledJob!;
+  const firstBegun = new Map<number, number>();
+  const begun = new Map<number, number>();
+  for (const p of input.processes) {
+    for (const event of p.events) {
+      if (!isWork(event) || event.task !== task || event.slot === undefined) continue;
+      const slot = Date.parse(event.slot);
+      const at = Date.parse(event.at);
+      begun.set(slot, (begun.get(slot) ?? 0) + 1);
+      firstBegun.set(slot, Math.min(firstBegun.get(slot) ?? Infinity, at));
+    }
+  }
+  const figures: SlotFigures = { due: 0, late: 0, begunTwice: 0, excused: 0, lost: 0 };
+  if (begun.size === 0) return figures;
+  const first = Math.min(...begun.keys());
+  const last = Math.max(...begun.keys());
+  for (let slot = first; slot <= last; slot += periodMs) {
+    figures.due += 1;
+    const count = begun.get(slot) ?? 0;
+    if (count > 1) figures.begunTwice += 1;
+    if (count > 0) {
+      if (firstBegun.get(slot)! - slot > periodMs) figures.late += 1;
+      continue;
+    }
+    const nextTerm = terms.find((t) => (t.acquiredAt ?? t.start) > slot);
+    const round = roundAt(faults, slot);
+    const pastHorizon = nextTerm !== undefined && nextTerm.start - slot > horizonMs;
+    if (pastHorizon || (round && LEDGER_LOSING_FAULTS.includes(round.kind))) {
+      figures.excused += 1;
+      continue;
+    }
+    figures.lost += 1;
+    violations.push({
+      kind: 'slot-lost',
+      at: slot,
+      round: round?.round,
+      message: `slot ${iso(slot)} of ${task} never began (catch-up 'all'; the next term began at ${nextTerm ? iso(nextTerm.start) : 'no time'})`,
+    });
+  }
+  return figures;
 }

@@ -19,6 +19,11 @@ export interface LeaderWorkEvent {
   /** Wall-clock time, ISO 8601 (ms; comparable across processes on one host). */
   at: string;
   /**
+   * `dispatch-jobs` lines only: the scheduled slot this run is for (`currentSlot()`), ISO 8601.
+   * Earlier than `at` by more than the period for a late run (a new leader catching up).
+   */
+  slot?: string;
+  /**
    * `heartbeat` lines only: the elector's own call-time check (`isLeader()` on this very term)
    * when the line was written. The loop itself trusts the term it holds; `false` here means
    * that check let leader-only work run after the term had ended.

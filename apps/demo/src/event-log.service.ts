@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { currentTerm, LeaderElectionService, type LeaderTerm } from 'nest-leader';
+import { currentSlot, currentTerm, LeaderElectionService, type LeaderTerm } from 'nest-leader';
 import type { DemoConfig } from './demo.config.js';
 import { DEMO_CONFIG } from './demo.constants.js';
 import type { DemoEvent, LeaderTask, LeaderWorkEvent } from './demo-events.js';
@@ -19,12 +19,14 @@ export class EventLog {
   leaderWork(task: LeaderTask): LeaderWorkEvent {
     const term = currentTerm();
     if (!term) throw new Error(`leader-work "${task}" recorded outside a @LeaderOnly() invocation`);
+    const slot = currentSlot();
     const event: LeaderWorkEvent = {
       event: 'leader-work',
       task,
       identity: this.leader.identity,
       leaseTransitions: term.leaseTransitions,
       at: new Date().toISOString(),
+      ...(slot && { slot: slot.scheduledAt.toISOString() }),
     };
     this.write(event);
     return event;

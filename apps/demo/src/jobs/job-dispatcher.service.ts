@@ -14,7 +14,8 @@ export interface DispatchResult extends LeaderWorkEvent {
 
 /**
  * The singleton scheduler: dispatches the queued jobs every 2 seconds, on the leader only.
- * On followers the cron still ticks, and `@LeaderOnly()` skips the call.
+ * On followers the cron still ticks, and `@LeaderOnly()` skips the call. A new leader runs the
+ * slots missed in a failover (`catchUp: 'all'`, see the schedule ledger), oldest first.
  */
 @Injectable()
 export class JobDispatcher {
@@ -22,7 +23,7 @@ export class JobDispatcher {
 
   constructor(private readonly events: EventLog) {}
 
-  @LeaderOnly()
+  @LeaderOnly({ catchUp: 'all' })
   @Cron(DISPATCH_CRON, { name: 'dispatch-jobs', waitForCompletion: true })
   async dispatchScheduled(): Promise<void> {
     const term = currentTerm();

@@ -65,7 +65,11 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
     return this.asFollower(method, instance, args);
   }
 
-  /** Runs one slot of a recurring job, and settles it in the ledger when the run ends. */
+  /**
+   * Runs one slot of a recurring job, and settles it in the ledger when the run ends — unless
+   * it threw or rejected after its term ended (work stopped by `currentTerm().signal`): that
+   * slot stays unfinished, and the next leader redoes it.
+   */
   private runSlot(
     method: LeaderOnlyMethod,
     instance: object,
@@ -73,19 +77,21 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
     term: LeaderTerm,
     slotRun: SlotRun,
   ): unknown {
+    const failed = (): void => {
+      if (!term.signal.aborted) slotRun.settle();
+    };
     let result: unknown;
     try {
       result = runInTerm(this.election.name, term, method.original, instance, args, slotRun.slot);
     } catch (error) {
-      slotRun.settle();
+      failed();
       throw error;
     }
     if (!isThenable(result)) {
       slotRun.settle();
       return result;
     }
-    const settled = Promise.resolve(result).finally(() => slotRun.settle());
-    this.inFlight.trackSettling(settled);
+    this.inFlight.trackSettling(Promise.resolve(result).then(() => slotRun.settle(), failed));
     return result;
   }
 

@@ -9,7 +9,13 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { Injectable } from '@nestjs/common';
 import { Cron, Interval } from '@nestjs/schedule';
-import { type CatchUpSetting, currentSlot, currentTerm, LeaderOnly } from 'nest-leader';
+import {
+  type CatchUpSetting,
+  currentSlot,
+  currentTerm,
+  LeaderElectionService,
+  LeaderOnly,
+} from 'nest-leader';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 import { type Replica, startReplica } from './support.js';
 
@@ -28,10 +34,11 @@ const iso = (seconds: number) => new Date(START_MS + seconds * 1000).toISOString
 function jobClass(catchUp: CatchUpSetting | undefined, runs: Run[], clock: ManualClock) {
   @Injectable()
   class Reconciler {
-    /** Set per replica after the application is created. */
-    replica = '';
+    constructor(private readonly election: LeaderElectionService) {}
     /** A run in progress until this resolves (for crashes during a run). */
     hold: Promise<void> | undefined;
+    /** When set, a run waits for its term to end and rejects with the term's reason. */
+    untilTermEnds = false;
 
     @LeaderOnly({ catchUp })
     @Interval(1000)
@@ -39,12 +46,18 @@ function jobClass(catchUp: CatchUpSetting | undefined, runs: Run[], clock: Manua
       const slot = currentSlot()!;
       assert.equal(slot.token, currentTerm()!.leaseTransitions, 'the slot carries the term token');
       runs.push({
-        replica: this.replica,
+        replica: this.election.identity,
         slot: slot.scheduledAt.toISOString(),
         token: slot.token,
         atSeconds: (clock.wallNow().getTime() - START_MS) / 1000,
       });
       await this.hold;
+      if (this.untilTermEnds) {
+        const { signal } = currentTerm()!;
+        await new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason as Error)),
+        );
+      }
     }
   }
   return Reconciler;
@@ -56,7 +69,7 @@ describe('schedule ledger: catch-up across a crash failover (MemoryLock, ManualC
     await Promise.all(apps.splice(0).map((r) => r.app.close().catch(() => undefined)));
   });
 
-  async function fleet(catchUp: CatchUpSetting | undefined) {
+  async function fleet(catchUp: CatchUpSetting | undefined, releaseOnShutdown = false) {
     const lock = new MemoryLock();
     const clock = new ManualClock({ wallTime: new Date(START_MS) });
     const runs: Run[] = [];
@@ -67,12 +80,10 @@ describe('schedule ledger: catch-up across a crash failover (MemoryLock, ManualC
         lock,
         clock,
         providers: [Job],
-        leader: { identity, releaseOnShutdown: false },
+        leader: { identity, releaseOnShutdown },
       });
       apps.push(replica);
-      const job = replica.app.get(Job);
-      job.replica = identity;
-      return { replica, job };
+      return { replica, job: replica.app.get(Job) };
     };
     const a = await start('pod-a', 'leader');
     /** Delivers the on-time ticks of slots `from`..`to` to `job`, each 50 ms after its slot. */
@@ -149,6 +160,21 @@ describe('schedule ledger: catch-up across a crash failover (MemoryLock, ManualC
     const late = slotsOf(f.runs, 'pod-b');
     assert.equal(late[0], iso(4), 'the unfinished slot is the first one run again');
     assert.ok(late.includes(iso(5)) && late.includes(iso(6)));
+  });
+
+  test("'all', graceful handover during a run that stops with its term: the next leader redoes that slot, the release carried the rest", async () => {
+    const f = await fleet('all', true);
+    await f.ticks(f.a.job, 1, 3);
+    f.a.job.untilTermEnds = true;
+    await f.advanceTo(4.05);
+    const stopped = f.a.job.reconcile().catch((error: Error) => error);
+    await f.advanceTo(4.5);
+    await f.crashA(); // app.close(): the term ends, the run rejects, the Lease is released
+    assert.ok((await stopped) instanceof Error, 'the run stopped with its term');
+    const b = await takeOver(f);
+    assert.equal(slotsOf(f.runs, 'pod-b')[0], iso(4), 'the stopped slot is run again first');
+    assert.ok(!slotsOf(f.runs, 'pod-b').includes(iso(3)), 'slot 3, completed before, is not');
+    assert.ok(b.replica.election.term!.acquiredAt.getTime() - START_MS < 6000, 'taken at once');
   });
 
   test("'all', crash before a tick: nothing run twice that was carried, every later slot run", async () => {
