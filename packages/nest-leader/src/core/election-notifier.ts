@@ -1,0 +1,128 @@
+/**
+ * Tells the outside what happens to an election: the leadership callbacks (client-go's
+ * `LeaderCallbacks`), the observer (client-go's metrics provider) and the leadership log
+ * lines. Nothing they do can break the election. Framework-free.
+ */
+
+import type { LeaderTermEndReason } from '../errors.js';
+import type { LockOperation } from '../locks/resource-lock.js';
+import { electionMessages } from '../messages.js';
+import type {
+  ElectionObservation,
+  ElectionObserver,
+  LockRequestOutcome,
+} from './election-observer.js';
+import type { ElectionLogger, LeaderCallbacks } from './leader-elector.options.js';
+import type { LeaderTerm } from './leader-term.js';
+
+/** Whom an {@link ElectionNotifier} tells, and what it says about itself. */
+export interface ElectionNotifierOptions {
+  /** The election's name (the elector's `name`), in every observation. */
+  election: string;
+  /** This candidate's identity, in every observation and leadership log line. */
+  identity: string;
+  /** The lock's description, for log lines. */
+  lock: string;
+  /** Receives the observations; its throws are ignored. */
+  observer: ElectionObserver;
+  /** The leadership callbacks; their throws and rejections are logged. */
+  callbacks: LeaderCallbacks;
+  /** Where leadership changes and failed callbacks are logged. */
+  logger: ElectionLogger;
+}
+
+/**
+ * One elector's outlet: every leadership change is logged, reported to the observer and
+ * passed to the callbacks, in that order. Observer methods run synchronously and whatever they
+ * throw is ignored (see {@link ElectionObserver}); a callback's throw or rejection is logged as
+ * an error and never rethrown, as client-go runs its callbacks apart from the election loop.
+ */
+export class ElectionNotifier {
+  /** @param options - see {@link ElectionNotifierOptions} */
+  constructor(private readonly options: ElectionNotifierOptions) {}
+
+  /** A term began: logs it, `termStarted`, then `onStartedLeading` (not awaited). */
+  startedLeading(term: LeaderTerm): void {
+    const { identity, lock } = this.options;
+    this.options.logger.info(
+      electionMessages.startedLeading(identity, lock, term.leaseTransitions),
+    );
+    this.observe((o, e) => o.termStarted?.({ ...e, term }));
+    this.invoke('onStartedLeading', () => this.options.callbacks.onStartedLeading?.(term));
+  }
+
+  /** A term ended (its signal just aborted): `termEnded`, `durationMs` on the monotonic clock. */
+  termEnded(term: LeaderTerm, reason: LeaderTermEndReason, durationMs: number): void {
+    this.observe((o, e) => o.termEnded?.({ ...e, term, reason, durationMs }));
+  }
+
+  /**
+   * The ended term drains: logs why it ended, then calls `onStoppedLeading` and awaits it.
+   * Resolves when it settles; never rejects.
+   */
+  async stoppedLeading(term: LeaderTerm, reason: LeaderTermEndReason): Promise<void> {
+    const { identity, lock } = this.options;
+    this.options.logger.info(electionMessages.stoppedLeading(identity, lock, reason));
+    try {
+      await this.options.callbacks.onStoppedLeading?.(term);
+    } catch (error) {
+      this.options.logger.error(electionMessages.callbackFailed('onStoppedLeading', error));
+    }
+  }
+
+  /**
+   * The observed holder changed: `leaderObserved` (also for `''`, a released Lease), then,
+   * for a non-empty holder, a log line and `onNewLeader` (client-go's `OnNewLeader`).
+   */
+  leaderChanged(holderIdentity: string, leaseTransitions: number): void {
+    this.observe((o, e) => o.leaderObserved?.({ ...e, holderIdentity, leaseTransitions }));
+    if (holderIdentity === '') return;
+    this.options.logger.info(electionMessages.newLeader(holderIdentity, this.options.lock));
+    this.invoke('onNewLeader', () => this.options.callbacks.onNewLeader?.(holderIdentity));
+  }
+
+  /** A renewal by the leader succeeded: `renewed`. */
+  renewed(term: LeaderTerm): void {
+    this.observe((o, e) => o.renewed?.({ ...e, term }));
+  }
+
+  /** A renewal fell back to GET + decide: `renewSlowPath` (client-go's `slowpathExercised`). */
+  renewSlowPath(): void {
+    this.observe((o, e) => o.renewSlowPath?.(e));
+  }
+
+  /** One lock request finished: `lockRequest`, `durationMs` on the monotonic clock. */
+  lockRequest(operation: LockOperation, outcome: LockRequestOutcome, durationMs: number): void {
+    this.observe((o, e) => o.lockRequest?.({ ...e, operation, outcome, durationMs }));
+  }
+
+  /** Calls the observer; whatever it throws is ignored (an observer never breaks an election). */
+  private observe(call: (observer: ElectionObserver, event: ElectionObservation) => void): void {
+    try {
+      call(this.options.observer, {
+        election: this.options.election,
+        identity: this.options.identity,
+      });
+    } catch {
+      // Ignored by contract: see ElectionObserver.
+    }
+  }
+
+  /** Calls a callback without awaiting it; a throw or a rejection is logged. */
+  private invoke(callback: string, run: () => unknown): void {
+    try {
+      const result = run();
+      if (isPromiseLike(result)) {
+        result.then(undefined, (error: unknown) =>
+          this.options.logger.error(electionMessages.callbackFailed(callback, error)),
+        );
+      }
+    } catch (error) {
+      this.options.logger.error(electionMessages.callbackFailed(callback, error));
+    }
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+}
