@@ -1,6 +1,7 @@
 export * from './errors.js';
 // Core: election
-export { LeaderElector, type LeaderElectionHealth } from './core/leader-elector.js';
+export { LeaderElector } from './core/leader-elector.js';
+export type { LeaderElectionHealth } from './core/leader-elector.health.js';
 export {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,

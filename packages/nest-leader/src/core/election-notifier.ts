@@ -5,12 +5,13 @@
  */
 
 import type { LeaderTermEndReason } from '../errors.js';
-import type { LockOperation } from '../locks/resource-lock.js';
+import type { LockOperation, ResourceLock } from '../locks/resource-lock.js';
 import { electionMessages } from '../messages.js';
-import type {
-  ElectionObservation,
-  ElectionObserver,
-  LockRequestOutcome,
+import {
+  type ElectionObservation,
+  type ElectionObserver,
+  type LockRequestOutcome,
+  noopElectionObserver,
 } from './election-observer.js';
 import type { ElectionLogger, LeaderCallbacks } from './leader-elector.options.js';
 import type { LeaderTerm } from './leader-term.js';
@@ -18,17 +19,19 @@ import type { LeaderTerm } from './leader-term.js';
 /** Whom an {@link ElectionNotifier} tells, and what it says about itself. */
 export interface ElectionNotifierOptions {
   /** The election's name (the elector's `name`), in every observation. */
-  election: string;
+  name: string;
   /** This candidate's identity, in every observation and leadership log line. */
   identity: string;
-  /** The lock's description, for log lines. */
-  lock: string;
-  /** Receives the observations; its throws are ignored. */
-  observer: ElectionObserver;
+  /** The lock; its description names it in log lines. */
+  lock: Pick<ResourceLock, 'description'>;
+  /** Receives the observations; its throws are ignored. Default: does nothing. */
+  observer: ElectionObserver | undefined;
   /** The leadership callbacks; their throws and rejections are logged. */
   callbacks: LeaderCallbacks;
   /** Where leadership changes and failed callbacks are logged. */
   logger: ElectionLogger;
+  /** The renew deadline, ms, for the step-down line. */
+  renewDeadlineMs: number;
 }
 
 /**
@@ -38,17 +41,36 @@ export interface ElectionNotifierOptions {
  * an error and never rethrown, as client-go runs its callbacks apart from the election loop.
  */
 export class ElectionNotifier {
-  /** @param options - see {@link ElectionNotifierOptions} */
-  constructor(private readonly options: ElectionNotifierOptions) {}
+  private readonly lock: string;
+  private readonly observer: ElectionObserver;
+  private readonly logger: ElectionLogger;
+  private readonly callbacks: LeaderCallbacks;
+
+  /** @param options - see {@link ElectionNotifierOptions} (the elector's resolved options fit) */
+  constructor(private readonly options: ElectionNotifierOptions) {
+    this.lock = options.lock.description;
+    this.observer = options.observer ?? noopElectionObserver;
+    this.logger = options.logger;
+    this.callbacks = options.callbacks;
+  }
 
   /** A term began: logs it, `termStarted`, then `onStartedLeading` (not awaited). */
   startedLeading(term: LeaderTerm): void {
-    const { identity, lock } = this.options;
-    this.options.logger.info(
-      electionMessages.startedLeading(identity, lock, term.leaseTransitions),
+    const line = electionMessages.startedLeading(
+      this.options.identity,
+      this.lock,
+      term.leaseTransitions,
     );
+    this.logger.info(line);
     this.observe((o, e) => o.termStarted?.({ ...e, term }));
-    this.invoke('onStartedLeading', () => this.options.callbacks.onStartedLeading?.(term));
+    this.invoke('onStartedLeading', () => this.callbacks.onStartedLeading?.(term));
+  }
+
+  /** The leader's renew deadline passed without a successful renewal: it steps down. */
+  renewDeadlineExceeded(): void {
+    this.logger.warn(
+      electionMessages.renewDeadlineExceeded(this.lock, this.options.renewDeadlineMs),
+    );
   }
 
   /** A term ended (its signal just aborted): `termEnded`, `durationMs` on the monotonic clock. */
@@ -61,12 +83,11 @@ export class ElectionNotifier {
    * Resolves when it settles; never rejects.
    */
   async stoppedLeading(term: LeaderTerm, reason: LeaderTermEndReason): Promise<void> {
-    const { identity, lock } = this.options;
-    this.options.logger.info(electionMessages.stoppedLeading(identity, lock, reason));
+    this.logger.info(electionMessages.stoppedLeading(this.options.identity, this.lock, reason));
     try {
-      await this.options.callbacks.onStoppedLeading?.(term);
+      await this.callbacks.onStoppedLeading?.(term);
     } catch (error) {
-      this.options.logger.error(electionMessages.callbackFailed('onStoppedLeading', error));
+      this.logger.error(electionMessages.callbackFailed('onStoppedLeading', error));
     }
   }
 
@@ -77,8 +98,8 @@ export class ElectionNotifier {
   leaderChanged(holderIdentity: string, leaseTransitions: number): void {
     this.observe((o, e) => o.leaderObserved?.({ ...e, holderIdentity, leaseTransitions }));
     if (holderIdentity === '') return;
-    this.options.logger.info(electionMessages.newLeader(holderIdentity, this.options.lock));
-    this.invoke('onNewLeader', () => this.options.callbacks.onNewLeader?.(holderIdentity));
+    this.logger.info(electionMessages.newLeader(holderIdentity, this.lock));
+    this.invoke('onNewLeader', () => this.callbacks.onNewLeader?.(holderIdentity));
   }
 
   /** A renewal by the leader succeeded: `renewed`. */
@@ -99,10 +120,7 @@ export class ElectionNotifier {
   /** Calls the observer; whatever it throws is ignored (an observer never breaks an election). */
   private observe(call: (observer: ElectionObserver, event: ElectionObservation) => void): void {
     try {
-      call(this.options.observer, {
-        election: this.options.election,
-        identity: this.options.identity,
-      });
+      call(this.observer, { election: this.options.name, identity: this.options.identity });
     } catch {
       // Ignored by contract: see ElectionObserver.
     }
@@ -114,11 +132,11 @@ export class ElectionNotifier {
       const result = run();
       if (isPromiseLike(result)) {
         result.then(undefined, (error: unknown) =>
-          this.options.logger.error(electionMessages.callbackFailed(callback, error)),
+          this.logger.error(electionMessages.callbackFailed(callback, error)),
         );
       }
     } catch (error) {
-      this.options.logger.error(electionMessages.callbackFailed(callback, error));
+      this.logger.error(electionMessages.callbackFailed(callback, error));
     }
   }
 }

@@ -5,7 +5,7 @@
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
-import type { Clock } from './clock.js';
+import { type Clock, SystemClock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
 import { rejectUnknownOptions } from './option-names.js';
 
@@ -68,6 +68,14 @@ export interface ElectionLogger {
   /** Failures that need a person: RBAC denials, a dead election loop. */
   error(message: string): void;
 }
+
+/** The default logger: the console, info and above, each line prefixed `[nest-leader]`. */
+export const consoleElectionLogger: ElectionLogger = Object.freeze({
+  debug: () => undefined,
+  info: (message: string) => console.info(`[nest-leader] ${message}`),
+  warn: (message: string) => console.warn(`[nest-leader] ${message}`),
+  error: (message: string) => console.error(`[nest-leader] ${message}`),
+});
 
 /** Timing of an election, in seconds, as client-go's `LeaseDuration`/`RenewDeadline`/`RetryPeriod`. */
 export interface LeaderElectionTimings {
@@ -302,11 +310,15 @@ export interface ResolvedLeaderElectorOptions {
   callbacks: LeaderCallbacks;
   random: () => number;
   scheduleLedger: ScheduleLedgerWriter | undefined;
+  /** Default `SystemClock`. */
+  clock: Clock;
+  /** Default {@link consoleElectionLogger}. */
+  logger: ElectionLogger;
 }
 
 /**
- * Validates every option and applies defaults (except clock and logger, which the elector
- * builds). @throws InvalidLeaderElectionOptionError on the first broken rule.
+ * Validates every option and applies defaults.
+ * @throws InvalidLeaderElectionOptionError on the first broken rule.
  */
 export function resolveLeaderElectorOptions(
   options: LeaderElectorOptions,
@@ -375,5 +387,7 @@ export function resolveLeaderElectorOptions(
     callbacks: options.callbacks ?? {},
     random: options.random ?? Math.random,
     scheduleLedger,
+    clock: options.clock ?? new SystemClock(),
+    logger: options.logger ?? consoleElectionLogger,
   };
 }

@@ -4,16 +4,10 @@
  */
 
 import { LeaderElectionError, LockConflictError } from '../errors.js';
-import { electionMessages, healthMessages } from '../messages.js';
-import type {
-  LeaseRecord,
-  LockOperation,
-  ResourceLock,
-  VersionedLeaseRecord,
-} from '../locks/resource-lock.js';
-import { abortable, type Clock, SystemClock, timeoutSignal } from './clock.js';
+import { electionMessages } from '../messages.js';
+import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import { type Clock, timeoutSignal } from './clock.js';
 import { ElectionNotifier } from './election-notifier.js';
-import { type LockRequestOutcome, noopElectionObserver } from './election-observer.js';
 import {
   type ElectionLogger,
   ACQUIRE_JITTER,
@@ -23,18 +17,13 @@ import {
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
+import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
 import { LeaderTermLifetime } from './leader-term.js';
-import { isNotFound, LockFailureReporter, lockRequestOutcome } from './lock-failure.reporter.js';
+import { isNotFound, LockFailureReporter } from './lock-failure.reporter.js';
+import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch-session.js';
 import { ObservedRecord, validTransitions } from './observed-record.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';
-
-/** Result of {@link LeaderElector.health}, as client-go's `HealthzAdaptor.Check`. */
-export interface LeaderElectionHealth {
-  healthy: boolean;
-  /** Why it is unhealthy; absent when healthy. */
-  reason?: string;
-}
 
 /** How many times `release` re-reads after a conflict before giving up. */
 const MAX_RELEASE_ATTEMPTS = 3;
@@ -47,13 +36,6 @@ type Attempt =
 const HELD_BY_OTHER: Attempt = { outcome: 'held-by-other' };
 const LEASE_DELETED: Attempt = { outcome: 'lease-deleted' };
 const FAILED: Attempt = { outcome: 'failed' };
-
-const consoleLogger: ElectionLogger = {
-  debug: () => undefined,
-  info: (message) => console.info(`[nest-leader] ${message}`),
-  warn: (message) => console.warn(`[nest-leader] ${message}`),
-  error: (message) => console.error(`[nest-leader] ${message}`),
-};
 
 /**
  * One candidate in a leader election on a {@link ResourceLock}, with client-go's
@@ -90,12 +72,12 @@ export class LeaderElector {
   /** Callbacks, observer and leadership log lines. */
   private readonly notifier: ElectionNotifier;
   private readonly failures: LockFailureReporter;
+  /** The lock, called with the per-request timeout and reported to the observer. */
+  private readonly requests: LockRequests;
   /** The followers' watch of the lock (none without a watchable lock or with `watchLease: false`). */
   private readonly following: LockWatchSession;
   /** The last record seen and when it last changed (client-go's observedRecord/observedTime). */
   private readonly observed: ObservedRecord;
-  /** The watch reported the record deleted since the last attempt. */
-  private deletionSeen = false;
   private current: LeaderTermLifetime | undefined;
   /** Set when another process renewed our Lease under our identity; cleared on acquiring. */
   private sharedIdentitySuspected = false;
@@ -117,23 +99,20 @@ export class LeaderElector {
     this.identity = this.config.identity;
     this.name = this.config.name;
     this.lock = this.config.lock;
-    this.clock = options.clock ?? new SystemClock();
-    this.logger = options.logger ?? consoleLogger;
-    this.notifier = new ElectionNotifier({
-      election: this.name,
-      identity: this.identity,
-      lock: this.lock.description,
-      observer: this.config.observer ?? noopElectionObserver,
-      callbacks: this.config.callbacks,
-      logger: this.logger,
-    });
+    this.clock = this.config.clock;
+    this.logger = this.config.logger;
+    this.notifier = new ElectionNotifier(this.config);
     this.failures = new LockFailureReporter(this.lock.description, this.logger, this.clock);
+    this.requests = new LockRequests(this.lock, this.clock, this.config.requestTimeoutMs, {
+      succeeded: (operation) => this.failures.succeeded(operation),
+      finished: (operation, outcome, durationMs) =>
+        this.notifier.lockRequest(operation, outcome, durationMs),
+    });
     this.observed = new ObservedRecord(this.clock, this.config.leaseDurationMs);
     const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
     this.following = new LockWatchSession(watchable, this.clock, this.logger, {
       onRecord: (current) => {
         if (current) this.observe(current);
-        else this.deletionSeen = true;
       },
     });
   }
@@ -178,27 +157,17 @@ export class LeaderElector {
    * @param toleranceMs - extra time past lease expiry to tolerate, in ms; default 0
    */
   health(toleranceMs = 0): LeaderElectionHealth {
-    const lock = this.lock.description;
-    if (this.state === 'failed') {
-      return { healthy: false, reason: healthMessages.loopFailed(lock, this.loopError) };
-    }
-    if (this.state === 'lost') {
-      return { healthy: false, reason: healthMessages.stoppedAfterLoss(lock) };
-    }
-    const active = this.current;
-    if (active && !active.holding.aborted) {
-      const sinceRenewMs = this.clock.nowMs() - active.lastRenewStartMs;
-      if (sinceRenewMs > this.config.leaseDurationMs + toleranceMs) {
-        const reason = healthMessages.leaseExpired(
-          lock,
-          sinceRenewMs,
-          this.config.leaseDurationMs,
-          toleranceMs,
-        );
-        return { healthy: false, reason };
-      }
-    }
-    return { healthy: true };
+    return checkElectionHealth(
+      {
+        lock: this.lock.description,
+        state: this.state,
+        loopError: this.loopError,
+        term: this.current,
+        nowMs: this.clock.nowMs(),
+        leaseDurationMs: this.config.leaseDurationMs,
+      },
+      toleranceMs,
+    );
   }
 
   /**
@@ -279,11 +248,11 @@ export class LeaderElector {
     let watching = false;
     try {
       for (;;) {
-        if (!this.canSkipAttempt()) {
+        if (!this.following.canSkipRead(this.observed, this.identity)) {
           // No change delivered for a whole leaseDuration: a read now also tests the watch.
           const testsWatch = this.following.healthy && this.observed.expired();
           const observedAtMs = this.observed.observedAtMs;
-          this.deletionSeen = false;
+          this.following.readStarting();
           const attempt = await this.tryAcquireOrRenew(signal, undefined);
           if (signal.aborted) return false;
           if (attempt.outcome !== 'failed') this.failures.recovered();
@@ -301,38 +270,15 @@ export class LeaderElector {
             this.following.missedChange();
           }
         }
-        await this.following.sleep(this.followerDelayMs(), signal);
+        const retryDelayMs =
+          this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
+        const delayMs = this.following.nextReadDelayMs(this.observed, this.identity, retryDelayMs);
+        await this.following.sleep(delayMs, signal);
         if (signal.aborted) return false;
       }
     } finally {
       following.abort();
     }
-  }
-
-  /**
-   * With a healthy watch, a follower need not read a Lease that is held and has not expired by
-   * its observation: every renewal arrives as an event.
-   */
-  private canSkipAttempt(): boolean {
-    const holder = this.observed.record?.holderIdentity;
-    return (
-      this.following.healthy &&
-      !this.deletionSeen &&
-      holder !== undefined &&
-      holder !== '' &&
-      holder !== this.identity &&
-      !this.observed.expired()
-    );
-  }
-
-  /** How long a follower waits before it looks again (an event may wake it sooner). */
-  private followerDelayMs(): number {
-    const jitteredMs = this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
-    // Wake when the holder's lease expires by our observation rather than up to a retry
-    // period later: failover after a crash costs leaseDuration, not leaseDuration + retry.
-    const untilExpiryMs = this.observed.msUntilExpiry();
-    if (this.following.healthy && this.canSkipAttempt()) return untilExpiryMs + 1;
-    return untilExpiryMs > 0 ? Math.min(jitteredMs, untilExpiryMs + 1) : jitteredMs;
   }
 
   /**
@@ -365,13 +311,7 @@ export class LeaderElector {
       startedMs: writeStartedMs,
       renewDeadlineMs: this.config.renewDeadlineMs,
       clock: this.clock,
-      onRenewDeadlineExceeded: () =>
-        this.logger.warn(
-          electionMessages.renewDeadlineExceeded(
-            this.lock.description,
-            this.config.renewDeadlineMs,
-          ),
-        ),
+      onRenewDeadlineExceeded: () => this.notifier.renewDeadlineExceeded(),
       onEnded: (reason, durationMs) => this.notifier.termEnded(active.term, reason, durationMs),
     });
     this.current = active;
@@ -451,19 +391,12 @@ export class LeaderElector {
       });
       const writeStartedMs = this.clock.nowMs();
       try {
-        const version = await this.call(
-          'update',
-          (s) => this.lock.update(renewed, cachedVersion!, s),
-          signal,
-        );
+        const version = await this.requests.update(renewed, cachedVersion!, signal);
         this.recordWrite(renewed, version);
         return { outcome: 'leading', writeStartedMs };
       } catch (error) {
         if (signal.aborted) return FAILED;
-        if (isNotFound(error)) {
-          this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
-          return LEASE_DELETED;
-        }
+        if (isNotFound(error)) return this.leaseDeleted();
         this.failures.failed('update', error, signal);
       }
       this.notifier.renewSlowPath();
@@ -472,7 +405,7 @@ export class LeaderElector {
     // 2. Read the record.
     let current: VersionedLeaseRecord | undefined;
     try {
-      current = await this.call('get', (s) => this.lock.get(s), signal);
+      current = await this.requests.get(signal);
     } catch (error) {
       this.failures.failed('get', error, signal);
       return FAILED;
@@ -564,10 +497,7 @@ export class LeaderElector {
     leaseDurationSeconds: number,
     signal: AbortSignal,
   ): Promise<Attempt> | Attempt {
-    if (active) {
-      this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
-      return LEASE_DELETED;
-    }
+    if (active) return this.leaseDeleted();
     const { waitMs, firstWait } = this.observed.leaseMissing();
     if (waitMs > 0) {
       if (firstWait) {
@@ -599,27 +529,26 @@ export class LeaderElector {
     this.ownTransitions = record.leaseTransitions;
     const writeStartedMs = this.clock.nowMs();
     try {
-      const written = await this.call(
-        operation,
-        (s) =>
-          operation === 'create'
-            ? this.lock.create(record, s)
-            : this.lock.update(record, version!, s),
-        signal,
-      );
+      const written =
+        operation === 'create'
+          ? await this.requests.create(record, signal)
+          : await this.requests.update(record, version!, signal);
       this.recordWrite(record, written);
       return { outcome: 'leading', writeStartedMs };
     } catch (error) {
       // A conflict means this write did not happen: a record at these transitions is not ours
       // (it may be a namesake's that won the race).
       if (error instanceof LockConflictError) this.ownTransitions = previousOwn;
-      if (active && !signal.aborted && isNotFound(error)) {
-        this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
-        return LEASE_DELETED;
-      }
+      if (active && !signal.aborted && isNotFound(error)) return this.leaseDeleted();
       this.failures.failed(operation, error, signal);
       return FAILED;
     }
+  }
+
+  /** The leader found its Lease deleted: it steps down at once. */
+  private leaseDeleted(): Attempt {
+    this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
+    return LEASE_DELETED;
   }
 
   /** leaseTransitions + 1 for a new term, wrapping to 0 past the int32 maximum (logged). */
@@ -652,7 +581,7 @@ export class LeaderElector {
     const { signal, dispose } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
     try {
       for (let attempt = 1; attempt <= MAX_RELEASE_ATTEMPTS; attempt++) {
-        const current = await this.call('get', (s) => this.lock.get(s), signal);
+        const current = await this.requests.get(signal);
         if (!current) return;
         this.observe(current);
         const { record } = current;
@@ -674,11 +603,7 @@ export class LeaderElector {
           renewTime: now,
         });
         try {
-          const version = await this.call(
-            'update',
-            (s) => this.lock.update(released, current.version, s),
-            signal,
-          );
+          const version = await this.requests.update(released, current.version, signal);
           this.recordWrite(released, version);
           this.logger.info(electionMessages.released(this.identity, this.lock.description));
           return;
@@ -691,35 +616,6 @@ export class LeaderElector {
       this.logger.warn(electionMessages.releaseFailed(this.lock.description, error));
     } finally {
       dispose();
-    }
-  }
-
-  // --- Plumbing ------------------------------------------------------------------------------
-
-  /**
-   * Calls the lock with the per-request timeout, max(1 s, renewDeadline / 2), and reports
-   * the request (verb, outcome, latency) to the observer.
-   */
-  private async call<T>(
-    operation: LockOperation,
-    request: (signal: AbortSignal) => Promise<T>,
-    parent: AbortSignal,
-  ): Promise<T> {
-    const { signal, dispose } = timeoutSignal(this.clock, this.config.requestTimeoutMs, parent);
-    const startedMs = this.clock.nowMs();
-    let outcome: LockRequestOutcome = 'success';
-    try {
-      const result = await abortable(request(signal), signal);
-      if (result === undefined && operation === 'get') outcome = 'not-found';
-      this.failures.succeeded(operation);
-      return result;
-    } catch (error) {
-      outcome = lockRequestOutcome(error, signal, parent);
-      throw error;
-    } finally {
-      dispose();
-      const durationMs = this.clock.nowMs() - startedMs;
-      this.notifier.lockRequest(operation, outcome, durationMs);
     }
   }
 }

@@ -9,6 +9,7 @@ import type { VersionedLeaseRecord } from '../locks/resource-lock.js';
 import type { LockWatch, WatchableLock } from '../locks/watchable-lock.js';
 import type { Clock } from './clock.js';
 import type { ElectionLogger } from './leader-elector.options.js';
+import type { ObservedRecord } from './observed-record.js';
 
 /** What the session tells the elector. */
 export interface LockWatchSessionHandlers {
@@ -16,8 +17,14 @@ export interface LockWatchSessionHandlers {
   onRecord(current: VersionedLeaseRecord | undefined): void;
 }
 
+/**
+ * A follower's watch of the lock, as one elector uses it across its campaigns: see the file's
+ * description. Without a watchable lock it never connects, so the elector always polls.
+ */
 export class LockWatchSession {
   private connected = false;
+  /** The watch delivered a deletion since the last {@link LockWatchSession.readStarting}. */
+  private deletionSeen = false;
   /** A read showed a change this connected watch had not delivered. */
   private suspect = false;
   /** The lock refused watching (e.g. RBAC): poll for the rest of this elector's life. */
@@ -25,6 +32,12 @@ export class LockWatchSession {
   private watch: LockWatch | undefined;
   private wake: (() => void) | undefined;
 
+  /**
+   * @param lock - the lock to watch; `undefined` (not watchable, or `watchLease: false`): never
+   * @param clock - for the follower's sleeps
+   * @param logger - where watch trouble is logged
+   * @param handlers - told of every change the watch delivers
+   */
   constructor(
     private readonly lock: WatchableLock | undefined,
     private readonly clock: Clock,
@@ -51,6 +64,7 @@ export class LockWatchSession {
         onRecord: (current) => {
           if (signal.aborted) return;
           this.suspect = false;
+          if (!current) this.deletionSeen = true;
           this.handlers.onRecord(current);
           if (!current || current.record.holderIdentity === '') this.wake?.();
         },
@@ -84,6 +98,40 @@ export class LockWatchSession {
    */
   get healthy(): boolean {
     return this.connected && !this.suspect;
+  }
+
+  /**
+   * With a healthy watch, a follower need not read a Lease that is held by someone else
+   * (`identity` is this candidate's) and has not expired by its observation: every renewal
+   * arrives as an event. A deletion delivered since the last read always calls for a read.
+   */
+  canSkipRead(observed: ObservedRecord, identity: string): boolean {
+    const holder = observed.record?.holderIdentity;
+    return (
+      this.healthy &&
+      !this.deletionSeen &&
+      holder !== undefined &&
+      holder !== '' &&
+      holder !== identity &&
+      !observed.expired()
+    );
+  }
+
+  /** A read of the lock starts: deletions delivered so far are accounted for by it. */
+  readStarting(): void {
+    this.deletionSeen = false;
+  }
+
+  /**
+   * How long, ms, a follower waits before it looks again (an event may wake it sooner): its
+   * jittered retry period `retryDelayMs`, or less to wake when the holder's lease expires by
+   * its observation (failover after a crash then costs leaseDuration, not leaseDuration +
+   * retry); with a healthy watch and nothing to read, until that expiry.
+   */
+  nextReadDelayMs(observed: ObservedRecord, identity: string, retryDelayMs: number): number {
+    const untilExpiryMs = observed.msUntilExpiry();
+    if (this.healthy && this.canSkipRead(observed, identity)) return untilExpiryMs + 1;
+    return untilExpiryMs > 0 ? Math.min(retryDelayMs, untilExpiryMs + 1) : retryDelayMs;
   }
 
   /**
