@@ -243,16 +243,10 @@ export class LeaderElector {
   // or would expire — until we lead ----------------------------------------------------------
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
-    const following = new AbortController();
-    const followingSignal = AbortSignal.any([signal, following.signal]);
-    let watching = false;
     try {
       for (;;) {
         if (!this.following.canSkipRead(this.observed, this.identity)) {
-          // No change delivered for a whole leaseDuration: a read now also tests the watch.
-          const testsWatch = this.following.healthy && this.observed.expired();
-          const observedAtMs = this.observed.observedAtMs;
-          this.following.readStarting();
+          const read = this.following.readStarting(this.observed);
           const attempt = await this.tryAcquireOrRenew(signal, undefined);
           if (signal.aborted) return false;
           if (attempt.outcome !== 'failed') this.failures.recovered();
@@ -260,15 +254,8 @@ export class LeaderElector {
             this.beginTerm(attempt.writeStartedMs);
             return true;
           }
-          // Watch once the Lease could be read: from its version, and not with credentials
-          // that cannot even read it (their error is reported once, by the read).
-          if (!watching && attempt.outcome === 'held-by-other') {
-            watching = true;
-            this.following.start(followingSignal);
-          }
-          if (testsWatch && this.observed.observedAtMs !== observedAtMs) {
-            this.following.missedChange();
-          }
+          const heldByOther = attempt.outcome === 'held-by-other';
+          this.following.readDone(read, this.observed, heldByOther, signal);
         }
         const retryDelayMs =
           this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
@@ -277,7 +264,7 @@ export class LeaderElector {
         if (signal.aborted) return false;
       }
     } finally {
-      following.abort();
+      this.following.stopWatching();
     }
   }
 

@@ -11,6 +11,14 @@ import type { Clock } from './clock.js';
 import type { ElectionLogger } from './leader-elector.options.js';
 import type { ObservedRecord } from './observed-record.js';
 
+/** What {@link LockWatchSession.readStarting} remembers for {@link LockWatchSession.readDone}. */
+export interface FollowerRead {
+  /** No change was delivered for a whole leaseDuration: this read also tests the watch. */
+  testsWatch: boolean;
+  /** When the record was last seen to change, before the read. */
+  observedAtMs: number | undefined;
+}
+
 /** What the session tells the elector. */
 export interface LockWatchSessionHandlers {
   /** A change arrived (the stored record, or `undefined`: deleted). */
@@ -31,6 +39,8 @@ export class LockWatchSession {
   private unavailable = false;
   private watch: LockWatch | undefined;
   private wake: (() => void) | undefined;
+  /** Aborted when the current campaign ends (the elector leads or stops): ends the watch. */
+  private campaign: AbortController | undefined;
 
   /**
    * @param lock - the lock to watch; `undefined` (not watchable, or `watchLease: false`): never
@@ -46,7 +56,7 @@ export class LockWatchSession {
   ) {}
 
   /** Watches until `signal` aborts (no-op without a watchable lock or after a refusal). */
-  start(signal: AbortSignal): void {
+  private start(signal: AbortSignal): void {
     if (!this.lock || this.unavailable || signal.aborted) return;
     const lock = this.lock;
     this.connected = false;
@@ -118,8 +128,35 @@ export class LockWatchSession {
   }
 
   /** A read of the lock starts: deletions delivered so far are accounted for by it. */
-  readStarting(): void {
+  readStarting(observed: ObservedRecord): FollowerRead {
     this.deletionSeen = false;
+    return { testsWatch: this.healthy && observed.expired(), observedAtMs: observed.observedAtMs };
+  }
+
+  /**
+   * A read of the lock ended without leading. The watch starts once the Lease could be read
+   * and is held by someone else (`heldByOther`): from its version, and not with credentials
+   * that cannot even read it (their error is reported once, by the read); it runs until
+   * {@link LockWatchSession.stopWatching} or `signal` aborts. A read that tested the watch and
+   * found a change it had not delivered makes it suspect ({@link LockWatchSession.missedChange}).
+   */
+  readDone(
+    read: FollowerRead,
+    observed: ObservedRecord,
+    heldByOther: boolean,
+    signal: AbortSignal,
+  ): void {
+    if (!this.campaign && heldByOther) {
+      this.campaign = new AbortController();
+      this.start(AbortSignal.any([signal, this.campaign.signal]));
+    }
+    if (read.testsWatch && observed.observedAtMs !== read.observedAtMs) this.missedChange();
+  }
+
+  /** The campaign ended (this candidate leads, or the elector stops): stop watching. */
+  stopWatching(): void {
+    this.campaign?.abort();
+    this.campaign = undefined;
   }
 
   /**
