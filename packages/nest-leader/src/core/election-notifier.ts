@@ -16,7 +16,10 @@ import {
 import type { ElectionLogger, LeaderCallbacks } from './leader-elector.options.js';
 import type { LeaderTerm } from './leader-term.js';
 
-/** Whom an {@link ElectionNotifier} tells, and what it says about itself. */
+/**
+ * Whom an {@link ElectionNotifier} tells, and what it says about itself.
+ * @internal
+ */
 export interface ElectionNotifierOptions {
   /** The election's name (the elector's `name`), in every observation. */
   name: string;
@@ -39,6 +42,7 @@ export interface ElectionNotifierOptions {
  * passed to the callbacks, in that order. Observer methods run synchronously and whatever they
  * throw is ignored (see {@link ElectionObserver}); a callback's throw or rejection is logged as
  * an error and never rethrown, as client-go runs its callbacks apart from the election loop.
+ * @internal
  */
 export class ElectionNotifier {
   private readonly lock: string;

@@ -15,7 +15,10 @@ export interface LeaderElectionHealth {
   reason?: string;
 }
 
-/** What {@link checkElectionHealth} looks at: a snapshot of one elector. */
+/**
+ * What {@link checkElectionHealth} looks at: a snapshot of one elector.
+ * @internal
+ */
 export interface ElectionHealthSnapshot {
   /** The lock's description, for the reason. */
   lock: string;
@@ -41,6 +44,7 @@ export interface ElectionHealthSnapshot {
  * `toleranceMs` ago, i.e. its timers could not run and someone else may lead now. A term that
  * ended and is draining is healthy: the work is the application's, the election is fine.
  * @param toleranceMs - extra time past lease expiry to tolerate, ms
+ * @internal
  */
 export function checkElectionHealth(
   snapshot: ElectionHealthSnapshot,

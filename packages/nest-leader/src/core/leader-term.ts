@@ -39,7 +39,10 @@ export interface LeaderTerm {
   throwIfEnded(): void;
 }
 
-/** What a {@link LeaderTermLifetime} needs: the term's facts, its deadline and whom to tell. */
+/**
+ * What a {@link LeaderTermLifetime} needs: the term's facts, its deadline and whom to tell.
+ * @internal
+ */
 export interface LeaderTermLifetimeOptions {
   /** The term's fencing token: `leaseTransitions` of the record that began it. */
   leaseTransitions: number;
@@ -70,6 +73,7 @@ const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'ab
  * Two ends: the term's end for leader-only work ({@link LeaderTermLifetime.end}), and the
  * loss of the Lease ({@link LeaderTermLifetime.lose}), after which it is no longer renewed.
  * On `stop()` the first comes without the second: the Lease is renewed while the work drains.
+ * @internal
  */
 export class LeaderTermLifetime {
   /** The term as users hold it. */

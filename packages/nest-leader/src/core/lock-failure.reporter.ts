@@ -16,10 +16,14 @@ import { RateLimitedLogger } from './rate-limited-logger.js';
  * How long 403s are tolerated (logged as a warning, without the RBAC hint) when the same
  * credentials worked before: a restarted kube-apiserver answers 403 for a few seconds (2–5 s
  * measured) while its RBAC informer cache syncs.
+ * @internal
  */
 export const ACCESS_DENIED_GRACE_MS = 10_000;
 
-/** True for a request on a record that no longer exists (HTTP 404, e.g. on PUT). */
+/**
+ * True for a request on a record that no longer exists (HTTP 404, e.g. on PUT).
+ * @internal
+ */
 export function isNotFound(error: unknown): boolean {
   return error instanceof KubernetesApiError && error.kind === 'not-found';
 }
@@ -29,6 +33,7 @@ export function isNotFound(error: unknown): boolean {
  * `LockConflictError`, the Kubernetes error kind, `'aborted'` when `parent` (the run or the
  * term) was aborted, `'timeout'` when only `request` (the per-request timeout) was, else
  * `'unknown'`.
+ * @internal
  */
 export function lockRequestOutcome(
   error: unknown,
@@ -49,6 +54,7 @@ export function lockRequestOutcome(
  * A 403 on a verb that worked before with these credentials is a warning for
  * {@link ACCESS_DENIED_GRACE_MS} (a restarted API server's RBAC cache), then an error with the
  * RBAC hint; a 403 on a verb that never worked is an error at once.
+ * @internal
  */
 export class LockFailureReporter {
   private readonly repeats: RateLimitedLogger;

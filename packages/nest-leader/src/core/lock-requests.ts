@@ -13,7 +13,10 @@ import { abortable, type Clock, timeoutSignal } from './clock.js';
 import type { LockRequestOutcome } from './election-observer.js';
 import { lockRequestOutcome } from './lock-failure.reporter.js';
 
-/** Who hears about the requests of a {@link LockRequests}. */
+/**
+ * Who hears about the requests of a {@link LockRequests}.
+ * @internal
+ */
 export interface LockRequestListener {
   /** A request answered (`get` of a missing record included): its verb works. */
   succeeded(operation: LockOperation): void;
@@ -26,6 +29,7 @@ export interface LockRequestListener {
  * with a timeout: every request is aborted after `timeoutMs` (the elector's max(1 s,
  * renewDeadline / 2)) or when the caller's signal aborts, even if the lock ignores its signal,
  * and is reported to the listener (verb, outcome, latency). Failures are rethrown unchanged.
+ * @internal
  */
 export class LockRequests {
   /**

@@ -17,6 +17,7 @@ import { MAX_LEASE_TRANSITIONS } from './leader-elector.options.js';
  * True when `a` and `b` hold the same election record (holder, duration, transitions,
  * acquire and renew time): what client-go compares to see a change. Metadata (labels,
  * annotations, the version) is not part of it: someone else's label write is not a renewal.
+ * @internal
  */
 export function sameElectionRecord(a: LeaseRecord, b: LeaseRecord): boolean {
   return (
@@ -31,13 +32,17 @@ export function sameElectionRecord(a: LeaseRecord, b: LeaseRecord): boolean {
 /**
  * `leaseTransitions` as a valid int32 count: negative or malformed (NaN, ±Infinity) → 0,
  * fractions rounded down, beyond the int32 maximum → the maximum.
+ * @internal
  */
 export function validTransitions(value: number): number {
   if (!Number.isFinite(value) || value < 0) return 0;
   return Math.min(Math.floor(value), MAX_LEASE_TRANSITIONS);
 }
 
-/** See {@link ObservedRecord.leaseMissing}. */
+/**
+ * See {@link ObservedRecord.leaseMissing}.
+ * @internal
+ */
 export interface MissingLeaseWait {
   /** How long, ms, to wait before creating the Lease (≤ 0: create it now). */
   waitMs: number;
@@ -50,6 +55,7 @@ export interface MissingLeaseWait {
  * `observedTime`: the record, its version, and when it was last seen to CHANGE on the local
  * monotonic clock; plus the highest `leaseTransitions` ever seen (a recreated Lease continues
  * it, so fencing tokens never repeat) and how long the Lease has been missing.
+ * @internal
  */
 export class ObservedRecord {
   private observed: (VersionedLeaseRecord & { observedAtMs: number }) | undefined;
