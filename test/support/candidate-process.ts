@@ -27,8 +27,20 @@ export interface CandidateEvent {
    * (`leader`); `started`: its term began (leader-only work may run); `stopping` (client-go
    * only): SIGTERM while leading, its leader-only work ends now, before the release;
    * `stopped`: its term ended; `exit`: the process is about to exit (`reason`).
+   * `scheduled-job-app` only: `slot-begun`, `slot-done`, `slot-refused` — a run of its job's
+   * slot (`slotMs`) under fencing token `token` began, wrote its effect (or found it written:
+   * `alreadyDone`), or had its effect refused by the fence.
    */
-  event: 'ready' | 'new-leader' | 'started' | 'stopping' | 'stopped' | 'exit';
+  event:
+    | 'ready'
+    | 'new-leader'
+    | 'started'
+    | 'stopping'
+    | 'stopped'
+    | 'exit'
+    | 'slot-begun'
+    | 'slot-done'
+    | 'slot-refused';
   /** The candidate's holderIdentity. */
   identity: string;
   /** `new-leader`: the observed holder. */
@@ -37,6 +49,12 @@ export interface CandidateEvent {
   reason?: string;
   /** nest-leader `started`/`stopped`: the term's leaseTransitions. */
   leaseTransitions?: number;
+  /** `slot-*`: the slot's scheduled time, epoch ms. */
+  slotMs?: number;
+  /** `slot-*`: the fencing token of the run. */
+  token?: number;
+  /** `slot-done`: the slot's effect was already written (a redo found it). */
+  alreadyDone?: boolean;
   /** CLOCK_MONOTONIC when it happened, ms. */
   monotonicMs: number;
   /** Wall clock, ISO 8601, for humans. */
@@ -59,6 +77,12 @@ export interface CandidateProcessOptions {
   releaseOnCancel?: boolean;
   /** Further flags for the program. */
   extraArgs?: readonly string[];
+  /**
+   * nest-leader only: `elector` (default) — `nest-leader-candidate.ts`, bare `LeaderElector`s;
+   * `scheduled-job-app` — `scheduled-job-candidate.ts`, a Nest application with a leader-only
+   * recurring job (one candidate per process).
+   */
+  program?: 'elector' | 'scheduled-job-app';
 }
 
 /** How the process ended. */
@@ -71,6 +95,7 @@ export interface CandidateExit {
 
 const CLIENT_GO_SCRIPT = join(repoRoot, 'scripts/client-go-candidate.sh');
 const NEST_LEADER_MAIN = fileURLToPath(new URL('./nest-leader-candidate.js', import.meta.url));
+const SCHEDULED_APP_MAIN = fileURLToPath(new URL('./scheduled-job-candidate.js', import.meta.url));
 
 let clientGoBinary: Promise<string> | undefined;
 
@@ -187,9 +212,14 @@ export class CandidateProcess {
     const child =
       options.implementation === 'client-go'
         ? spawn(await buildClientGoCandidate(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
-        : spawn(process.execPath, [NEST_LEADER_MAIN, ...args], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
+        : spawn(
+            process.execPath,
+            [
+              options.program === 'scheduled-job-app' ? SCHEDULED_APP_MAIN : NEST_LEADER_MAIN,
+              ...args,
+            ],
+            { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+          );
     return new CandidateProcess(options, child);
   }
 

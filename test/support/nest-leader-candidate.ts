@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { LeaderElector, LeaseLock, type ElectionLogger } from 'nest-leader';
 import type { CandidateEvent } from './candidate-process.js';
+import { parseDurationMs } from './candidate-flags.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
 function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
@@ -26,13 +27,6 @@ function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
     time: new Date().toISOString(),
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
-}
-
-/** `15s`, `1.5s`, `500ms` → ms, as Go's time.ParseDuration for the forms the tests use. */
-function parseDurationMs(flag: string, value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(value);
-  if (!match) throw new Error(`--${flag} must look like 15s or 500ms, got "${value}"`);
-  return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
 }
 
 function main(): void {

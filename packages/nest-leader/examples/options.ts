@@ -15,6 +15,7 @@ import { LeaderModule } from 'nest-leader';
       kubeConfig: '/etc/leader/kubeconfig', // a path or a KubeConfig; default: KUBECONFIG, in-cluster, ~/.kube/config
       shutdownGraceMs: 10_000, // bound on draining in-flight @LeaderOnly() work
       onLost: 'recampaign', // or 'stop': stop campaigning after losing leadership
+      catchUp: 'skip', // leader-only @Cron/@Interval slots missed in a failover: 'skip' | 'once' | 'all'
       isGlobal: true, // default: LeaderElectionService is injectable everywhere
     }),
   ],

@@ -55,6 +55,8 @@ export { parseLeaseRecord } from './locks/resource-lock.js';
 export {
   dueSlots,
   intervalSchedule,
+  slotOfTick,
+  EARLY_TICK_TOLERANCE_MS,
   type DueSlots,
   type SlotSchedule,
 } from './core/schedule-slots.js';
@@ -156,6 +158,8 @@ export type {
   CandidateSource,
   LeaderOnlyCallTally,
   PrometheusRegistry,
+  ScheduleSlotCounter,
+  ScheduleSlotOutcome,
 } from './observability/election-metrics.interface.js';
 export {
   ELECTION_METRIC_NAMES,
@@ -226,7 +230,12 @@ export type {
   LeaderOnlyOptions,
   LeaderOnlyVerification,
 } from './nest/leader-only/leader-only.interfaces.js';
-export { currentTerm } from './nest/leader-only/leader-term.context.js';
+export {
+  currentTerm,
+  currentSlot,
+  type ScheduledSlot,
+} from './nest/leader-only/leader-term.context.js';
+export type { CatchUpSetting } from './nest/schedule/catch-up.options.js';
 export {
   NotLeaderException,
   type NotLeaderResponseBody,

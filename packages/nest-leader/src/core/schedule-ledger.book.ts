@@ -72,6 +72,8 @@ export class ScheduleLedgerBook {
 /** The schedule ledger within one term of this process (see {@link ScheduleLedgerBook.beginTerm}). */
 export class ScheduleLedgerTerm {
   private readonly watermarks = new Map<string, CompletionWatermark>();
+  /** Per job, the slots this term claimed for a catch-up run or began, as epoch ms. */
+  private readonly takenSlots = new Map<string, Set<number>>();
 
   constructor(
     private readonly book: ScheduleLedgerBook,
@@ -84,8 +86,26 @@ export class ScheduleLedgerTerm {
     return planCatchUp(schedule, this.book.entry(job), now, options);
   }
 
+  /**
+   * Claims the slots of a catch-up plan before they run: the completion watermark stays below
+   * them until they settle (an on-time run that ends first cannot hide them from the next
+   * leader), and {@link isTaken} reports them, so an on-time tick does not run them again.
+   */
+  claim(job: string, slots: readonly Date[]): void {
+    for (const slot of slots) {
+      this.takenOf(job).add(slot.getTime());
+      this.watermark(job).begin(slot);
+    }
+  }
+
+  /** Whether this term claimed or began `job`'s slot `scheduledAt`. */
+  isTaken(job: string, scheduledAt: Date): boolean {
+    return this.takenSlots.get(job)?.has(scheduledAt.getTime()) ?? false;
+  }
+
   /** A run of `job`'s slot `scheduledAt` began in this term. */
   begin(job: string, scheduledAt: Date): void {
+    this.takenOf(job).add(scheduledAt.getTime());
     this.book.record(
       recordSlotStarted(emptyScheduleLedger(), job, { scheduledAt, token: this.token }),
     );
@@ -102,6 +122,15 @@ export class ScheduleLedgerTerm {
     this.book.record({
       jobs: { [job]: { lastCompleted: { scheduledAt: moved, token: this.token } } },
     });
+  }
+
+  private takenOf(job: string): Set<number> {
+    let slots = this.takenSlots.get(job);
+    if (slots === undefined) {
+      slots = new Set();
+      this.takenSlots.set(job, slots);
+    }
+    return slots;
   }
 
   private watermark(job: string): CompletionWatermark {

@@ -70,3 +70,51 @@ export function dueSlots(
   }
   return { slots, omitted };
 }
+
+/**
+ * How far ahead of a slot a tick may fire and still count as that slot's run, in ms: timers
+ * rounded to the millisecond (setTimeout, `cron`) can fire a hair early, never by much. Small
+ * against any schedule's period (a cron's finest is one second), so a second tick within a
+ * slot is never taken for the next one.
+ */
+export const EARLY_TICK_TOLERANCE_MS = 50;
+
+/**
+ * The slot an on-time tick at `now` runs: the newest scheduled time at or before `now` (a
+ * tick that fires late still runs the slot it was scheduled for) — unless that slot was
+ * already begun in this term (`begun`) and the next one is at most
+ * {@link EARLY_TICK_TOLERANCE_MS} ahead, i.e. the timer fired a little early. `undefined`
+ * when the schedule has no slot at or before `now` within `lookbackMs`.
+ * @param lookbackMs - how far back to look for the slot (a tick later than this is no slot's)
+ */
+export function slotOfTick(
+  schedule: SlotSchedule,
+  now: Date,
+  begun: (slot: Date) => boolean,
+  lookbackMs: number,
+): Date | undefined {
+  const nowMs = now.getTime();
+  let slot: Date | undefined;
+  // Widen the window until it holds a slot, so a sparse cron walks few times and a
+  // per-second one walks at most a couple.
+  for (let windowMs = 1000; slot === undefined; windowMs *= 4) {
+    const span = Math.min(windowMs, lookbackMs);
+    slot = newestAtOrBefore(schedule, new Date(nowMs - span), now);
+    if (span === lookbackMs) break;
+  }
+  if (slot !== undefined && !begun(slot)) return slot;
+  const next = schedule.nextAfter(slot ?? new Date(nowMs - lookbackMs));
+  if (next !== undefined && next.getTime() - nowMs <= EARLY_TICK_TOLERANCE_MS) return next;
+  return slot;
+}
+
+/** The newest slot in [`from`, `until`], or `undefined`. */
+function newestAtOrBefore(schedule: SlotSchedule, from: Date, until: Date): Date | undefined {
+  let newest: Date | undefined;
+  let cursor = schedule.nextAfter(new Date(from.getTime() - 1));
+  while (cursor !== undefined && cursor.getTime() <= until.getTime()) {
+    newest = cursor;
+    cursor = schedule.nextAfter(cursor);
+  }
+  return newest;
+}

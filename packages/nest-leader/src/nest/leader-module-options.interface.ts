@@ -8,6 +8,7 @@ import {
 import type { LockKind, SidecarLockSpec } from '../locks/lock-selection.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import type { PrometheusRegistry } from '../observability/election-metrics.interface.js';
+import type { CatchUpSetting } from './schedule/catch-up.options.js';
 
 /**
  * Where the Lease record lives (the table is `LOCK_KINDS` in `locks/lock-selection.ts`):
@@ -117,6 +118,12 @@ export interface LeaderModuleOptions extends LeaderModuleElectorSettings {
    * otherwise). Default off.
    */
   podRoleLabel?: boolean | { labelKey?: string };
+  /**
+   * Default catch-up of the election's leader-only recurring jobs (`@LeaderOnly()` on `@Cron`
+   * or `@Interval`) that set none: `'skip'`, `'once'` or `'all'`, or `{ policy, horizonMs?,
+   * maxCatchUp? }` (see `CatchUpSetting` and `LeaderOnlyOptions.catchUp`). Default `'skip'`.
+   */
+  catchUp?: CatchUpSetting;
 }
 
 /** Every key of {@link LeaderModuleOptions}; anything else is rejected at bootstrap as a likely typo. */
@@ -130,6 +137,7 @@ export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] 
   'metrics',
   'kubernetesEvents',
   'podRoleLabel',
+  'catchUp',
 ] satisfies (keyof LeaderModuleOptions)[]);
 
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */

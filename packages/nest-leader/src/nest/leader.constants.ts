@@ -11,6 +11,9 @@ export const DEFAULT_ELECTION_NAME = 'default';
 /** Set on a `@LeaderOnly()` wrapper function; the value is its resolved `LeaderOnlyOptions`. */
 export const LEADER_ONLY_METADATA = 'nest-leader:leader-only';
 
+/** Set on a `@LeaderOnly()` wrapper function; the value is its `LeaderOnlySite` (one per method). */
+export const LEADER_ONLY_SITE_METADATA = 'nest-leader:leader-only-site';
+
 /** Set on a leadership event handler; the value is a `LeadershipEventBinding[]`. */
 export const LEADERSHIP_EVENT_METADATA = 'nest-leader:leadership-event';
 
@@ -29,3 +32,16 @@ export enum LeadershipEvent {
   /** The observed holder changed (also to this replica); handlers receive its identity. */
   Changed = 'changed',
 }
+
+/**
+ * `@nestjs/schedule`'s metadata keys and `SchedulerType` values, spelled out so that package
+ * stays optional (read by the schedule ledger to learn a leader-only job's schedule).
+ */
+export const SCHEDULE_METADATA = {
+  type: 'SCHEDULER_TYPE',
+  name: 'SCHEDULER_NAME',
+  cronOptions: 'SCHEDULE_CRON_OPTIONS',
+  intervalOptions: 'SCHEDULE_INTERVAL_OPTIONS',
+  cronType: 1,
+  intervalType: 3,
+} as const;

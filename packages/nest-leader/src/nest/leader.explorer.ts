@@ -5,6 +5,10 @@ import { ElectionDirectory } from './elections/election.directory.js';
 import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only/leader-only.bindings.js';
 import { nestMessages } from '../messages.js';
+import type { RegisteredElection } from './elections/registered-election.interface.js';
+import { resolveCatchUp } from './schedule/catch-up.options.js';
+import { readJobSchedule, type JobSchedule } from './schedule/scheduled-job.reader.js';
+import { scheduleMessages } from './schedule/schedule.messages.js';
 
 /**
  * Finds, on every provider and controller of the application, the `@LeaderOnly()` methods
@@ -52,8 +56,10 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
       const className = prototype.constructor.name;
       const leaderOnly = leaderMetadata.leaderOnly(method);
       if (leaderOnly) {
-        this.elections.get(leaderOnly.election, className, methodName); // known, or throw
+        const election = this.elections.get(leaderOnly.election, className, methodName); // or throw
         hasLeaderOnly = true;
+        if (isStatic)
+          this.registerLedgerJob(election, instance as object, methodName, method as object);
       }
       for (const { event, election } of leaderMetadata.leadershipEvents(method)) {
         const { orchestrator } = this.elections.get(election, className, methodName);
@@ -73,6 +79,39 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
     const target = isStatic ? (instance as object) : prototype;
     leaderOnlyBindings.bind(target, this.elections.gates);
     if (!isStatic) this.boundPrototypes.push(prototype);
+  }
+
+  /**
+   * Adds a leader-only method that `@nestjs/schedule` runs as a recurring job (`@Cron`,
+   * `@Interval`) to its election's schedule ledger, with its catch-up setting resolved.
+   */
+  private registerLedgerJob(
+    election: RegisteredElection,
+    instance: object,
+    methodName: string,
+    method: object,
+  ): void {
+    const handler = `${instance.constructor.name}.${methodName}`;
+    const site = leaderMetadata.site(method);
+    if (site === undefined) return;
+    let schedule: JobSchedule | undefined;
+    try {
+      schedule = readJobSchedule(method, handler);
+    } catch (error) {
+      this.logger.warn(scheduleMessages.unreadableSchedule(handler, error));
+      return;
+    }
+    if (schedule === undefined) return;
+    const { options } = election;
+    election.schedule.register(site, {
+      ...schedule,
+      catchUp: resolveCatchUp(
+        leaderMetadata.leaderOnly(method)?.catchUp,
+        options.catchUp,
+        options.timings,
+      ),
+      call: () => (instance as Record<string, () => unknown>)[methodName]!(),
+    });
   }
 }
 

@@ -34,4 +34,5 @@ export const ELECTION_METRIC_NAMES = {
   timeSinceLastRenew: 'leader_election_time_since_last_renew_seconds',
   observedLeader: 'leader_election_observed_leader_info',
   leaderOnlyCalls: 'leader_election_leader_only_calls_total',
+  scheduleSlots: 'leader_election_schedule_slots_total',
 } as const;

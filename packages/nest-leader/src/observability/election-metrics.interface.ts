@@ -24,6 +24,18 @@ export interface LeaderOnlyCallTally {
   rejected: number;
 }
 
+/**
+ * What became of the scheduled slots of a leader-only job (`@LeaderOnly()` + `@Cron`/`@Interval`)
+ * on the leader: `on_time` — run by its tick; `caught_up` — a missed slot run late by a new
+ * leader; `redone` — a slot a previous leader began and did not complete, run again;
+ * `skipped` — a missed slot the catch-up policy does not run; `expired` — a missed slot older
+ * than the catch-up horizon, never run late.
+ */
+export type ScheduleSlotOutcome = 'on_time' | 'caught_up' | 'redone' | 'skipped' | 'expired';
+
+/** Counts the slots of one scheduled job by outcome (see {@link ScheduleSlotOutcome}). */
+export type ScheduleSlotCounter = (outcome: ScheduleSlotOutcome, count?: number) => void;
+
 /** What one observer reports for one candidate when the registry is scraped. */
 export interface CandidateSnapshot {
   election: string;

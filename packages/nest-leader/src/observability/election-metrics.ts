@@ -15,6 +15,7 @@ import type {
   CandidateSnapshot,
   CandidateSource,
   LeaderOnlyCallTally,
+  ScheduleSlotCounter,
   PrometheusRegistry,
 } from './election-metrics.interface.js';
 import {
@@ -39,6 +40,7 @@ export class ElectionMetrics {
   readonly timeSinceLastRenew: Gauge<'name'>;
   readonly observedLeader: Gauge<'name' | 'holder'>;
   readonly leaderOnlyCalls: Counter<'name' | 'handler' | 'outcome'>;
+  readonly scheduleSlots: Counter<'name' | 'job' | 'outcome'>;
 
   private readonly sources = new Set<CandidateSource>();
   /** Keyed by election + NUL + handler; kept for the life of the process, as counters are. */
@@ -167,6 +169,14 @@ export class ElectionMetrics {
         }
       },
     });
+    this.scheduleSlots = new client.Counter({
+      name: n.scheduleSlots,
+      help:
+        'Scheduled slots of leader-only jobs on the leader, by job and outcome: on_time, ' +
+        'caught_up, redone, skipped, expired (see the schedule ledger).',
+      labelNames: ['name', 'job', 'outcome'],
+      registers: [],
+    });
   }
 
   /** Every metric object, for registration. */
@@ -183,6 +193,7 @@ export class ElectionMetrics {
       this.timeSinceLastRenew,
       this.observedLeader,
       this.leaderOnlyCalls,
+      this.scheduleSlots,
     ].map((metric) => ({ name: (metric as unknown as { name: string }).name, metric }));
   }
 
@@ -205,6 +216,11 @@ export class ElectionMetrics {
       this.tallies.set(key, entry);
     }
     return entry.tally;
+  }
+
+  /** Counts the slots of one scheduled job of one election by outcome. */
+  scheduleSlotCounter(election: string, job: string): ScheduleSlotCounter {
+    return (outcome, count = 1) => this.scheduleSlots.inc({ name: election, job, outcome }, count);
   }
 }
 

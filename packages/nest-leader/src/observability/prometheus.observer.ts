@@ -17,6 +17,7 @@ import type {
   CandidateSnapshot,
   CandidateSource,
   LeaderOnlyCallTally,
+  ScheduleSlotCounter,
   PrometheusRegistry,
 } from './election-metrics.interface.js';
 import { type ElectionMetrics, electionMetricsFor } from './election-metrics.js';
@@ -73,6 +74,8 @@ interface CandidateState {
  * - `leader_election_time_since_last_renew_seconds` gauge — while leading;
  * - `leader_election_observed_leader_info{holder}` gauge — always 1;
  * - `leader_election_leader_only_calls_total{handler,outcome}` counter — `@LeaderOnly()` calls.
+ * - `leader_election_schedule_slots_total{job,outcome}` counter — slots of leader-only scheduled
+ *   jobs: on time, caught up, redone, skipped, expired.
  *
  * Every label has a bounded set of values (the holder label has one value at a time per
  * election). Call {@link close} when the elector is done, so its candidate leaves the gauges.
@@ -179,6 +182,14 @@ export class PrometheusElectionObserver implements ElectionObserver, CandidateSo
    */
   leaderOnlyCallTally(election: string, handler: string): LeaderOnlyCallTally {
     return this.metrics.leaderOnlyCallTally(election, handler);
+  }
+
+  /**
+   * Counts the slots of one leader-only scheduled job of `election` by outcome; exported as
+   * `leader_election_schedule_slots_total{name,job,outcome}`.
+   */
+  scheduleSlotCounter(election: string, job: string): ScheduleSlotCounter {
+    return this.metrics.scheduleSlotCounter(election, job);
   }
 
   /**

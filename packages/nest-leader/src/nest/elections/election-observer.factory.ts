@@ -4,7 +4,10 @@ import { LeaseLock } from '../../locks/lease.lock.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import { observabilityMessages } from '../../messages.js';
 import { combineElectionObservers } from '../../observability/composite.observer.js';
-import type { LeaderOnlyCallTally } from '../../observability/election-metrics.interface.js';
+import type {
+  LeaderOnlyCallTally,
+  ScheduleSlotCounter,
+} from '../../observability/election-metrics.interface.js';
 import { LeaseEventsObserver } from '../../observability/lease-events.observer.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 import {
@@ -26,6 +29,8 @@ export interface ConfiguredElectionObserver extends ElectionObserver, OnApplicat
   flush(): Promise<void>;
   /** Present with `metrics`: the counts of one `@LeaderOnly()` handler. */
   leaderOnlyCallTally?(election: string, handler: string): LeaderOnlyCallTally;
+  /** Present with `metrics`: the counter of one leader-only recurring job's slots. */
+  scheduleSlotCounter?(election: string, job: string): ScheduleSlotCounter;
 }
 
 /**
@@ -103,6 +108,8 @@ export function buildElectionObserver(
     ...(prometheus && {
       leaderOnlyCallTally: (election: string, handler: string) =>
         prometheus.leaderOnlyCallTally(election, handler),
+      scheduleSlotCounter: (election: string, job: string) =>
+        prometheus.scheduleSlotCounter(election, job),
     }),
   });
 }

@@ -15,6 +15,7 @@ import {
 } from '../leader-module-options.interface.js';
 import { validateLeaseName, validateNamespace } from '../../kubernetes/names.js';
 import { nestMessages } from '../../messages.js';
+import { validateCatchUp } from '../schedule/catch-up.options.js';
 import { pickElectorSettings } from './election-options.mapping.js';
 import type { ResolvedElectionOptions } from './elections.interfaces.js';
 
@@ -44,6 +45,7 @@ export function resolveElectionOptions(
       election === undefined ? 'LeaderModule' : 'LeaderModule.registerElection',
     );
     validateLeaseName(merged.leaseName, 'leaseName');
+    validateCatchUp(merged.catchUp);
     if (merged.namespace !== undefined) validateNamespace(merged.namespace, 'namespace');
   } catch (error) {
     if (!(error instanceof InvalidLeaderElectionOptionError) || election === undefined) throw error;
@@ -69,6 +71,7 @@ export function resolveElectionOptions(
     kubeConfig: merged.kubeConfig,
     shutdownGraceMs: validateShutdownGraceMs(merged.shutdownGraceMs, election),
     clock: merged.clock ?? new SystemClock(),
+    catchUp: merged.catchUp,
     observability: {
       metrics: merged.metrics,
       kubernetesEvents: merged.kubernetesEvents,

@@ -10,7 +10,11 @@ import type { ResourceLock } from '../../locks/resource-lock.js';
 import { nestMessages } from '../../messages.js';
 import { toElectionLogger } from '../nest-logger.adapter.js';
 import type { LeaderOnlyCallCounter } from '../leader-only/leader-only.interfaces.js';
-import type { LeaderOnlyCallTally } from '../../observability/election-metrics.interface.js';
+import type {
+  LeaderOnlyCallTally,
+  ScheduleSlotCounter,
+} from '../../observability/election-metrics.interface.js';
+import { ScheduleLedgerKeeper } from '../schedule/schedule-ledger.keeper.js';
 import { ElectionDirectory } from './election.directory.js';
 import { buildElectionObserver } from './election-observer.factory.js';
 import { ElectionOrchestrator } from './election.orchestrator.js';
@@ -35,6 +39,7 @@ export function getElectionGivenOptionsToken(name: string): string {
 }
 
 const orchestratorToken = (name: string) => `nest-leader:orchestrator:${name}`;
+const scheduleToken = (name: string) => `nest-leader:schedule-ledger:${name}`;
 const registrationToken = (name: string) => `nest-leader:registration:${name}`;
 
 /** Every provider of one election that other modules may inject. */
@@ -85,10 +90,20 @@ export function createElectionProviders(name: string): Provider[] {
       useFactory: (options: ResolvedElectionOptions) => new ElectionOrchestrator(options),
     },
     {
+      provide: scheduleToken(name),
+      inject: [getElectionOptionsToken(name), getElectionObserverToken(name)],
+      useFactory: (options: ResolvedElectionOptions, observer: ElectionObserver) =>
+        new ScheduleLedgerKeeper(name, options.clock, slotCounter(name, observer)),
+    },
+    {
       provide: getElectionCallbacksToken(name),
-      inject: [orchestratorToken(name), getElectionObserverToken(name)],
-      useFactory: (orchestrator: ElectionOrchestrator, observer: ElectionObserver) =>
-        withObserverFlush(orchestrator.callbacks, observer),
+      inject: [orchestratorToken(name), getElectionObserverToken(name), scheduleToken(name)],
+      useFactory: (
+        orchestrator: ElectionOrchestrator,
+        observer: ElectionObserver,
+        schedule: ScheduleLedgerKeeper,
+      ) =>
+        withScheduleCatchUp(withObserverFlush(orchestrator.callbacks, observer), schedule, logger),
     },
     {
       provide: getLeaderElectorToken(name),
@@ -97,12 +112,14 @@ export function createElectionProviders(name: string): Provider[] {
         getElectionLockToken(name),
         getElectionObserverToken(name),
         getElectionCallbacksToken(name),
+        scheduleToken(name),
       ],
       useFactory: (
         options: ResolvedElectionOptions,
         lock: ResourceLock,
         observer: ElectionObserver,
         callbacks: LeaderCallbacks,
+        schedule: ScheduleLedgerKeeper,
       ): ManagedElector =>
         withModuleOptionNames(
           name,
@@ -115,6 +132,7 @@ export function createElectionProviders(name: string): Provider[] {
               logger: toElectionLogger(logger),
               observer,
               callbacks,
+              scheduleLedger: schedule.writer,
             }),
         ),
     },
@@ -143,6 +161,7 @@ export function createElectionProviders(name: string): Provider[] {
         orchestratorToken(name),
         getLeaderElectionToken(name),
         getElectionObserverToken(name),
+        scheduleToken(name),
       ],
       useFactory: (
         directory: ElectionDirectory,
@@ -152,13 +171,21 @@ export function createElectionProviders(name: string): Provider[] {
         orchestrator: ElectionOrchestrator,
         service: LeaderElectionService,
         observer: ElectionObserver,
+        schedule: ScheduleLedgerKeeper,
       ): RegisteredElection => {
         const election: RegisteredElection = {
           name,
           service,
           elector,
           orchestrator,
-          gate: new LeaderOnlyGate(service, orchestrator.inFlight, callCounter(name, observer)),
+          schedule,
+          options,
+          gate: new LeaderOnlyGate(
+            service,
+            orchestrator.inFlight,
+            callCounter(name, observer),
+            schedule,
+          ),
           startMessage: nestMessages.starting({
             election: name,
             identity: elector.identity,
@@ -192,6 +219,37 @@ function withObserverFlush(
       await Promise.all([callbacks.onStoppedLeading?.(term), flush.call(observer)]);
     },
   };
+}
+
+/**
+ * The elector's callbacks, with `onStartedLeading` also starting the schedule ledger's
+ * catch-up (not awaited: late runs go through the `@LeaderOnly()` gate and are drained with
+ * the term's other work).
+ */
+function withScheduleCatchUp(
+  callbacks: LeaderCallbacks,
+  schedule: ScheduleLedgerKeeper,
+  logger: Logger,
+): LeaderCallbacks {
+  return {
+    ...callbacks,
+    onStartedLeading: (term) => {
+      const started = callbacks.onStartedLeading?.(term);
+      schedule.termStarted(term).catch((error: unknown) => logger.error(error));
+      return started;
+    },
+  };
+}
+
+/** Counts the slots of leader-only recurring jobs when the election's observer has metrics. */
+function slotCounter(
+  election: string,
+  observer: ElectionObserver,
+): ((job: string) => ScheduleSlotCounter) | undefined {
+  const counter = (
+    observer as { scheduleSlotCounter?: (e: string, j: string) => ScheduleSlotCounter }
+  ).scheduleSlotCounter;
+  return typeof counter === 'function' ? (job) => counter.call(observer, election, job) : undefined;
 }
 
 /** Counts `@LeaderOnly()` calls when the election's observer keeps call counts (metrics on). */

@@ -13,6 +13,7 @@ import type {
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SidecarLockSpec } from '../../locks/lock-selection.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
+import type { CatchUpSetting } from '../schedule/catch-up.options.js';
 
 /**
  * What the Nest layer uses of an elector: `LeaderElector`, or your own object with the same
@@ -47,6 +48,8 @@ export interface ResolvedElectionOptions extends Readonly<LeaderModuleElectorSet
   readonly kubeConfig?: KubeConfig | string;
   readonly shutdownGraceMs: number;
   readonly clock: Clock;
+  /** Default catch-up of the election's leader-only recurring jobs (as given). */
+  readonly catchUp?: CatchUpSetting;
   /** Which observers to build (see `LeaderModuleOptions`); all off by default. */
   readonly observability: Pick<
     LeaderModuleOptions,

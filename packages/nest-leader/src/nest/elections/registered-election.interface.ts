@@ -1,6 +1,7 @@
 import type { LeaderOnlyGateLike } from '../leader-only/leader-only.interfaces.js';
 import type { ElectionOrchestrator } from './election.orchestrator.js';
-import type { ManagedElector } from './elections.interfaces.js';
+import type { ManagedElector, ResolvedElectionOptions } from './elections.interfaces.js';
+import type { ScheduleLedgerKeeper } from '../schedule/schedule-ledger.keeper.js';
 import type { LeaderElectionService } from './leader-election.service.js';
 
 /** Everything of one election the application-wide parts (explorer, lifecycle, health) need. */
@@ -10,6 +11,10 @@ export interface RegisteredElection {
   readonly elector: ManagedElector;
   readonly orchestrator: ElectionOrchestrator;
   readonly gate: LeaderOnlyGateLike;
+  /** The election's schedule ledger: the explorer registers its leader-only recurring jobs. */
+  readonly schedule: ScheduleLedgerKeeper;
+  /** The election's options, defaults applied. */
+  readonly options: ResolvedElectionOptions;
   /** The line logged when the election starts. */
   readonly startMessage: string;
 }

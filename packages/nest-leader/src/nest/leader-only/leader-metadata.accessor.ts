@@ -1,17 +1,25 @@
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import {
   LEADER_ONLY_METADATA,
+  LEADER_ONLY_SITE_METADATA,
   LEADERSHIP_EVENT_METADATA,
   MESSAGE_PATTERN_METADATA,
 } from '../leader.constants.js';
 import type { LeadershipEventBinding } from '../leadership-events/leadership-events.interfaces.js';
-import type { HandlerKind, LeaderOnlyMetadata } from './leader-only.interfaces.js';
+import type { HandlerKind, LeaderOnlyMetadata, LeaderOnlySite } from './leader-only.interfaces.js';
 
 /** Reads the Nest layer's metadata, and the route/pattern metadata it cares about, off a method. */
 export const leaderMetadata = {
   /** The `@LeaderOnly()` options of a wrapped method, or `undefined` if it is not wrapped. */
   leaderOnly(method: unknown): LeaderOnlyMetadata | undefined {
     return isFunction(method) ? Reflect.getOwnMetadata(LEADER_ONLY_METADATA, method) : undefined;
+  },
+
+  /** The site object of a wrapped method (the key of its per-method state), if it is wrapped. */
+  site(method: unknown): LeaderOnlySite | undefined {
+    return isFunction(method)
+      ? Reflect.getOwnMetadata(LEADER_ONLY_SITE_METADATA, method)
+      : undefined;
   },
 
   /** The leadership events (with their election) a method listens to (none for most methods). */

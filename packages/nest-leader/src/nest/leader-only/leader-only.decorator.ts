@@ -1,6 +1,11 @@
 import { UseFilters } from '@nestjs/common';
 import { InvalidLeaderElectionOptionError } from '../../errors.js';
-import { DEFAULT_ELECTION_NAME, LEADER_ONLY_METADATA } from '../leader.constants.js';
+import {
+  DEFAULT_ELECTION_NAME,
+  LEADER_ONLY_METADATA,
+  LEADER_ONLY_SITE_METADATA,
+} from '../leader.constants.js';
+import { validateCatchUp } from '../schedule/catch-up.options.js';
 import { nestMessages } from '../../messages.js';
 import { copyMethodMetadata } from './copy-method-metadata.util.js';
 import { leaderMetadata } from './leader-metadata.accessor.js';
@@ -43,6 +48,11 @@ const LIFECYCLE_HOOKS = new Set([
  * return values and errors pass through unchanged; while it runs, `currentTerm(election)`
  * returns the term it started under, and shutdown waits for it (up to the election's
  * `shutdownGraceMs`) before the election's Lease is released.
+ *
+ * On a recurring job (`@Cron` with an expression, `@Interval`), each run is one scheduled
+ * slot, recorded in the election's schedule ledger (`currentSlot()` returns it), and
+ * `catchUp` says what a new leader does about slots that fell due while no leader ran them
+ * (see {@link LeaderOnlyOptions.catchUp}).
  * @param electionOrOptions - an election name, or {@link LeaderOnlyOptions}
  *
  * @example
@@ -54,6 +64,10 @@ const LIFECYCLE_HOOKS = new Set([
  * @LeaderOnly('shard-a')
  * @Interval(5_000)
  * reconcileShardA() {}
+ *
+ * @LeaderOnly({ catchUp: 'once' }) // a failover at 02:00 still closes the day
+ * @Cron('0 2 * * *')
+ * async closeDay() {}
  * ```
  */
 export function LeaderOnly(
@@ -65,6 +79,7 @@ export function LeaderOnly(
     election: given.election ?? DEFAULT_ELECTION_NAME,
     onFollower: given.onFollower,
     verify: validateVerify(given.verify),
+    catchUp: validateCatchUp(given.catchUp),
   };
   return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor): void => {
     if (key === undefined || descriptor === undefined) decorateClass(target, options);
@@ -131,6 +146,7 @@ function gateMethod(
   };
   copyMethodMetadata(original, wrapper);
   Reflect.defineMetadata(LEADER_ONLY_METADATA, options, wrapper);
+  Reflect.defineMetadata(LEADER_ONLY_SITE_METADATA, method.site, wrapper);
   descriptor.value = wrapper;
   requireLeaderModuleAtBootstrap(target, methodName);
   // Route handlers answer 503 with Retry-After; the filter only catches NotLeaderException.

@@ -15,6 +15,7 @@ import type {
 } from './leader-only.interfaces.js';
 import { isThenable } from './in-flight.tracker.js';
 import { NotLeaderException } from './not-leader.exception.js';
+import type { ScheduleLedgerKeeper, SlotRun } from '../schedule/schedule-ledger.keeper.js';
 import { importMicroservices } from '../../peers/optional-peers.js';
 
 /**
@@ -35,11 +36,13 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
   /**
    * @param counter - counts each call's outcome per handler (the metrics'
    *   `leader_election_leader_only_calls_total`); none: nothing is counted.
+   * @param schedule - the election's schedule ledger: recurring jobs run their slots through it
    */
   constructor(
     private readonly election: GatedElection,
     private readonly inFlight: InFlightTracker,
     private readonly counter?: LeaderOnlyCallCounter,
+    private readonly schedule?: Pick<ScheduleLedgerKeeper, 'beginSlot'>,
   ) {}
 
   invoke(method: LeaderOnlyMethod, instance: object, args: unknown[]): unknown {
@@ -47,14 +50,43 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
     const term = this.election.term;
     if (term !== undefined && this.inFlight.accepting) {
       if (method.options.verify) return this.verified(method, instance, args, term);
+      const slotRun = this.schedule?.beginSlot(method.site, term);
+      if (slotRun === 'duplicate') return method.isAsync ? Promise.resolve(undefined) : undefined;
       if (this.counter) this.countsOf(method.site).ran++;
       if (this.skipsLogged.size > 0) this.skipsLogged.clear();
-      const result = runInTerm(this.election.name, term, method.original, instance, args);
-      // Only promises (thenables) are tracked: a synchronous method has returned by now.
-      if (isThenable(result)) this.inFlight.trackSettling(result);
-      return result;
+      if (slotRun === undefined) {
+        const result = runInTerm(this.election.name, term, method.original, instance, args);
+        // Only promises (thenables) are tracked: a synchronous method has returned by now.
+        if (isThenable(result)) this.inFlight.trackSettling(result);
+        return result;
+      }
+      return this.runSlot(method, instance, args, term, slotRun);
     }
     return this.asFollower(method, instance, args);
+  }
+
+  /** Runs one slot of a recurring job, and settles it in the ledger when the run ends. */
+  private runSlot(
+    method: LeaderOnlyMethod,
+    instance: object,
+    args: unknown[],
+    term: LeaderTerm,
+    slotRun: SlotRun,
+  ): unknown {
+    let result: unknown;
+    try {
+      result = runInTerm(this.election.name, term, method.original, instance, args, slotRun.slot);
+    } catch (error) {
+      slotRun.settle();
+      throw error;
+    }
+    if (!isThenable(result)) {
+      slotRun.settle();
+      return result;
+    }
+    const settled = Promise.resolve(result).finally(() => slotRun.settle());
+    this.inFlight.trackSettling(settled);
+    return result;
   }
 
   private countsOf(site: LeaderOnlySite): LeaderOnlyCallCounts {
@@ -81,8 +113,12 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
       if (!(await this.election.verifyTerm(term))) {
         return this.asFollower(method, instance, args, true);
       }
+      const slotRun = this.schedule?.beginSlot(method.site, term);
+      if (slotRun === 'duplicate') return undefined;
       if (this.counter) this.countsOf(method.site).ran++;
-      const result = await runInTerm(this.election.name, term, method.original, instance, args);
+      const result = await (slotRun === undefined
+        ? runInTerm(this.election.name, term, method.original, instance, args)
+        : this.runSlot(method, instance, args, term, slotRun));
       if (method.options.verify === 'before-and-after') {
         // A graceful shutdown ends the term but keeps the Lease while work drains: still ours.
         if (!(await this.election.verifyTerm(term, { whileDraining: true }))) {

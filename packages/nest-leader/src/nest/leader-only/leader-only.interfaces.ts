@@ -1,5 +1,6 @@
 /** Types of the `@LeaderOnly()` feature, apart from the code, so no file imports another's types back. */
 import type { LeaderElectionTimings, LeaderTerm } from '../../core/leader-elector.options.js';
+import type { CatchUpSetting } from '../schedule/catch-up.options.js';
 
 /**
  * What a `@LeaderOnly()` method is to Nest, which decides its default follower behaviour:
@@ -61,6 +62,16 @@ export interface LeaderOnlyOptions {
    * Default: no verification.
    */
   verify?: LeaderOnlyVerification;
+  /**
+   * For a recurring job (`@Cron` with an expression, `@Interval`): what a new leader does about
+   * its slots that fell due while no leader ran them (a failover, or a leader that died during
+   * a run) — `'skip'` (the default: the behaviour without the ledger, safe for a job that was
+   * never written to run late), `'once'` (the newest missed slot, once), `'all'` (every missed
+   * slot, oldest first) — never a slot older than the horizon. See `CatchUpSetting` for the
+   * limits, and the package README's "Schedule ledger" for the guarantee. Default: the
+   * module's `catchUp`, else `'skip'`. Ignored on other methods.
+   */
+  catchUp?: CatchUpSetting;
 }
 
 /** When `@LeaderOnly({ verify })` reads the Lease: see {@link LeaderOnlyOptions.verify}. */
@@ -71,6 +82,7 @@ export interface LeaderOnlyMetadata {
   readonly election: string;
   readonly onFollower?: FollowerBehaviour;
   readonly verify?: LeaderOnlyVerification;
+  readonly catchUp?: CatchUpSetting;
 }
 
 /**

@@ -10,7 +10,24 @@ import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 interface TermFrame {
   readonly election: string;
   readonly term: LeaderTerm;
+  /** The scheduled slot the invocation runs, for a leader-only recurring job. */
+  readonly slot: ScheduledSlot | undefined;
   readonly outer: TermFrame | undefined;
+}
+
+/**
+ * One scheduled run of a leader-only recurring job (`@Cron`, `@Interval`): its identity — the
+ * job's name and the scheduled time — and the fencing token of the term that runs it. The
+ * same `job` + `scheduledAt` may run again after a failover (a redo, or a late run under the
+ * catch-up policy): key side effects on it and check `token` to make them exactly-once.
+ */
+export interface ScheduledSlot {
+  /** `@Cron`'s / `@Interval`'s `name` if given, else `Class.method`. */
+  readonly job: string;
+  /** When the slot was scheduled (wall clock), not when it runs. */
+  readonly scheduledAt: Date;
+  /** `leaseTransitions` of the term that runs it (see `LeaderTerm`). */
+  readonly token: number;
 }
 
 const storage = new AsyncLocalStorage<TermFrame>();
@@ -31,9 +48,24 @@ export function currentTerm(election: string = DEFAULT_ELECTION_NAME): LeaderTer
 }
 
 /**
- * Calls `fn` on `thisArg` with `args`, with `term` as {@link currentTerm}(`election`); terms of
- * other elections the caller runs under stay visible (a leader-only method of one election
- * calling another's). Returns what `fn` returns, throws what it throws.
+ * The scheduled slot the current `@LeaderOnly()` invocation of a recurring job (`@Cron`,
+ * `@Interval`) of `election` runs — `{ job, scheduledAt, token }` — or `undefined` outside
+ * one. Use it to make a job's side effects idempotent per slot (see the package README's
+ * "Schedule ledger").
+ * @param election - default `'default'`, the election of `LeaderModule.forRoot()`
+ */
+export function currentSlot(election: string = DEFAULT_ELECTION_NAME): ScheduledSlot | undefined {
+  for (let frame = storage.getStore(); frame; frame = frame.outer) {
+    if (frame.election === election) return frame.slot;
+  }
+  return undefined;
+}
+
+/**
+ * Calls `fn` on `thisArg` with `args`, with `term` as {@link currentTerm}(`election`) and
+ * `slot` as {@link currentSlot}(`election`); terms of other elections the caller runs under
+ * stay visible (a leader-only method of one election calling another's). Returns what `fn`
+ * returns, throws what it throws.
  */
 export function runInTerm(
   election: string,
@@ -41,13 +73,19 @@ export function runInTerm(
   fn: (...args: unknown[]) => unknown,
   thisArg: unknown,
   args: unknown[],
+  slot?: ScheduledSlot,
 ): unknown {
   const outer = storage.getStore();
   // Already inside this very term (a leader-only method calling another of the same
   // election): currentTerm() would read the same, so skip entering a new context.
-  if (outer !== undefined && outer.term === term && outer.election === election) {
+  if (
+    slot === undefined &&
+    outer !== undefined &&
+    outer.term === term &&
+    outer.election === election
+  ) {
     return fn.apply(thisArg, args);
   }
   // A closure, not run(store, fn, ...args): Node's rest-argument path measured slower.
-  return storage.run({ election, term, outer }, () => fn.apply(thisArg, args));
+  return storage.run({ election, term, slot, outer }, () => fn.apply(thisArg, args));
 }

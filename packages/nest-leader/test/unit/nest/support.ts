@@ -17,8 +17,11 @@ export interface Replica {
 }
 
 export interface ReplicaOptions extends ModuleMetadata {
-  /** `leader`: waits until this replica leads; `follower`: OTHER holds the Lease first. */
-  role: 'leader' | 'follower';
+  /**
+   * `leader`: waits until this replica leads; `follower`: OTHER holds the Lease first;
+   * `candidate`: the Lease is left as it is (another replica's, say).
+   */
+  role: 'leader' | 'follower' | 'candidate';
   lock?: MemoryLock;
   clock?: ManualClock;
   leader?: Partial<LeaderModuleOptions>;

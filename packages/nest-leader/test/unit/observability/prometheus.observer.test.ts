@@ -217,12 +217,30 @@ describe('PrometheusElectionObserver', () => {
       [M.timeSinceLastRenew]: ['name'],
       [M.observedLeader]: ['name', 'holder'],
       [M.leaderOnlyCalls]: ['name', 'handler', 'outcome'],
+      [M.scheduleSlots]: ['name', 'job', 'outcome'],
     };
     assert.deepEqual(Object.keys(expected).sort(), Object.values(M).sort());
     for (const [name, labels] of Object.entries(expected)) {
       assert.deepEqual(labelsOf(name), labels, name);
       assert.match(name, /^leader_election_[a-z_]+(_total|_seconds|_info|_status)$/, name);
     }
+  });
+
+  it('counts the slots of leader-only recurring jobs by job and outcome', async () => {
+    const { registry, observer } = setup();
+    const count = observer.scheduleSlotCounter('billing', 'Invoices.close');
+    count('on_time');
+    count('caught_up', 3);
+    count('redone');
+    const text = await registry.metrics();
+    assert.match(
+      text,
+      /leader_election_schedule_slots_total\{name="billing",job="Invoices.close",outcome="caught_up"\} 3/,
+    );
+    assert.match(
+      text,
+      /leader_election_schedule_slots_total\{name="billing",job="Invoices.close",outcome="redone"\} 1/,
+    );
   });
 
   describe('registries', () => {
