@@ -1,6 +1,7 @@
 export * from './errors.js';
 // Core: election
-export { LeaderElector, type LeaderElectionHealth } from './core/leader-elector.js';
+export { LeaderElector } from './core/leader-elector.js';
+export type { LeaderElectionHealth } from './core/leader-elector.health.js';
 export {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,
@@ -25,6 +26,24 @@ export {
 } from './core/election-observer.js';
 export { SystemClock, type Clock, type TimerHandle } from './core/clock.js';
 export { resolveIdentity } from './core/identity.js';
+// Core: the elector's parts, exported for this package's unit tests only. Each is `@internal`:
+// left out of the API reference, no compatibility promise; use LeaderElector.
+export { ElectionNotifier, type ElectionNotifierOptions } from './core/election-notifier.js';
+export { checkElectionHealth, type ElectionHealthSnapshot } from './core/leader-elector.health.js';
+export { LeaderTermLifetime, type LeaderTermLifetimeOptions } from './core/leader-term.js';
+export {
+  ACCESS_DENIED_GRACE_MS,
+  isNotFound,
+  LockFailureReporter,
+  lockRequestOutcome,
+} from './core/lock-failure.reporter.js';
+export { LockRequests, type LockRequestListener } from './core/lock-requests.js';
+export {
+  type MissingLeaseWait,
+  ObservedRecord,
+  sameElectionRecord,
+  validTransitions,
+} from './core/observed-record.js';
 // Core: locks
 export type {
   LeaseRecord,

@@ -5,7 +5,7 @@
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
-import type { Clock } from './clock.js';
+import { type Clock, SystemClock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
 import { rejectUnknownOptions } from './option-names.js';
 
@@ -69,6 +69,14 @@ export interface ElectionLogger {
   error(message: string): void;
 }
 
+/** The default logger: the console, info and above, each line prefixed `[nest-leader]`. */
+export const consoleElectionLogger: ElectionLogger = Object.freeze({
+  debug: () => undefined,
+  info: (message: string) => console.info(`[nest-leader] ${message}`),
+  warn: (message: string) => console.warn(`[nest-leader] ${message}`),
+  error: (message: string) => console.error(`[nest-leader] ${message}`),
+});
+
 /** Timing of an election, in seconds, as client-go's `LeaseDuration`/`RenewDeadline`/`RetryPeriod`. */
 export interface LeaderElectionTimings {
   /**
@@ -113,7 +121,10 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
   name?: string;
   /** Receives what happens to the election (metrics, Events, tests). Default: does nothing. */
   observer?: ElectionObserver;
-  /** Source of time; default `SystemClock`. */
+  /**
+   * Source of time (in `LeaderModule`, also of the drain timeout); default `SystemClock`.
+   * Tests inject `ManualClock` from `nest-leader/testing`.
+   */
   clock?: Clock;
   /** Where to log; default the console (info and above). */
   logger?: ElectionLogger;
@@ -264,24 +275,54 @@ export function validateIdentity(identity: unknown, option = 'identity'): string
   return identity;
 }
 
+/**
+ * Every option of {@link LeaderElector}, and what it is: a `'setting'`, a value users choose
+ * (identity, timings, behaviour) that an integration such as `LeaderModule` takes from its
+ * own users and passes through unchanged, or `'wiring'`, a collaborator or name the embedding
+ * code provides (the lock, callbacks, observer, logger…). The one list of the elector's
+ * options: the compiler insists every option of {@link LeaderElectorOptions} is here, and a
+ * new setting reaches `LeaderModule`'s options without a change to the Nest layer.
+ */
+export const LEADER_ELECTOR_OPTION_KINDS = Object.freeze({
+  lock: 'wiring',
+  identity: 'setting',
+  leaseDurationSeconds: 'setting',
+  renewDeadlineSeconds: 'setting',
+  retryPeriodSeconds: 'setting',
+  releaseOnStop: 'setting',
+  watchLease: 'setting',
+  onLost: 'setting',
+  callbacks: 'wiring',
+  name: 'wiring',
+  observer: 'wiring',
+  clock: 'setting',
+  logger: 'wiring',
+  random: 'wiring',
+  scheduleLedger: 'wiring',
+} as const satisfies Record<keyof LeaderElectorOptions, 'setting' | 'wiring'>);
+
+/** Names of the `'setting'` options in {@link LEADER_ELECTOR_OPTION_KINDS}. */
+export type LeaderElectorSettingName = {
+  [
+    K in keyof typeof LEADER_ELECTOR_OPTION_KINDS
+  ]: (typeof LEADER_ELECTOR_OPTION_KINDS)[K] extends 'setting' ? K : never;
+}[keyof typeof LEADER_ELECTOR_OPTION_KINDS];
+
+/**
+ * The options of {@link LeaderElector} users choose (see {@link LEADER_ELECTOR_OPTION_KINDS}):
+ * what an integration passes through from its own options.
+ */
+export type LeaderElectorSettings = Pick<LeaderElectorOptions, LeaderElectorSettingName>;
+
 /** Every option {@link LeaderElector} knows; anything else is rejected as a likely typo. */
-export const LEADER_ELECTOR_OPTION_NAMES: readonly (keyof LeaderElectorOptions)[] = [
-  'lock',
-  'identity',
-  'leaseDurationSeconds',
-  'renewDeadlineSeconds',
-  'retryPeriodSeconds',
-  'releaseOnStop',
-  'watchLease',
-  'onLost',
-  'callbacks',
-  'name',
-  'observer',
-  'clock',
-  'logger',
-  'random',
-  'scheduleLedger',
-];
+export const LEADER_ELECTOR_OPTION_NAMES = Object.freeze(
+  Object.keys(LEADER_ELECTOR_OPTION_KINDS),
+) as readonly (keyof LeaderElectorOptions)[];
+
+/** The names of {@link LeaderElectorSettings}, in the order of {@link LEADER_ELECTOR_OPTION_KINDS}. */
+export const LEADER_ELECTOR_SETTING_NAMES = Object.freeze(
+  LEADER_ELECTOR_OPTION_NAMES.filter((name) => LEADER_ELECTOR_OPTION_KINDS[name] === 'setting'),
+) as readonly LeaderElectorSettingName[];
 
 /** {@link LeaderElectorOptions} with defaults applied and durations in milliseconds. */
 export interface ResolvedLeaderElectorOptions {
@@ -302,11 +343,15 @@ export interface ResolvedLeaderElectorOptions {
   callbacks: LeaderCallbacks;
   random: () => number;
   scheduleLedger: ScheduleLedgerWriter | undefined;
+  /** Default `SystemClock`. */
+  clock: Clock;
+  /** Default {@link consoleElectionLogger}. */
+  logger: ElectionLogger;
 }
 
 /**
- * Validates every option and applies defaults (except clock and logger, which the elector
- * builds). @throws InvalidLeaderElectionOptionError on the first broken rule.
+ * Validates every option and applies defaults.
+ * @throws InvalidLeaderElectionOptionError on the first broken rule.
  */
 export function resolveLeaderElectorOptions(
   options: LeaderElectorOptions,
@@ -375,5 +420,7 @@ export function resolveLeaderElectorOptions(
     callbacks: options.callbacks ?? {},
     random: options.random ?? Math.random,
     scheduleLedger,
+    clock: options.clock ?? new SystemClock(),
+    logger: options.logger ?? consoleElectionLogger,
   };
 }

@@ -3,28 +3,11 @@
  * `renew` → `release`, `tryAcquireOrRenew`), reading top to bottom. Framework-free.
  */
 
-import {
-  LeaderElectionError,
-  LeaderTermEndedError,
-  type LeaderTermEndReason,
-  KubernetesApiError,
-  LockConflictError,
-} from '../errors.js';
-import { electionMessages, healthMessages } from '../messages.js';
-import {
-  copyLeaseRecord,
-  type LeaseRecord,
-  type LockOperation,
-  type ResourceLock,
-  type VersionedLeaseRecord,
-} from '../locks/resource-lock.js';
-import { abortable, type Clock, SystemClock, type TimerHandle, timeoutSignal } from './clock.js';
-import {
-  type ElectionObservation,
-  type ElectionObserver,
-  type LockRequestOutcome,
-  noopElectionObserver,
-} from './election-observer.js';
+import { LeaderElectionError, LockConflictError } from '../errors.js';
+import { electionMessages } from '../messages.js';
+import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import { type Clock, timeoutSignal } from './clock.js';
+import { ElectionNotifier } from './election-notifier.js';
 import {
   type ElectionLogger,
   ACQUIRE_JITTER,
@@ -34,53 +17,16 @@ import {
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
+import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
+import { LeaderTermLifetime } from './leader-term.js';
+import { isNotFound, LockFailureReporter } from './lock-failure.reporter.js';
+import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch-session.js';
-import { RateLimitedLogger } from './rate-limited-logger.js';
+import { ObservedRecord, validTransitions } from './observed-record.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';
-
-/** Result of {@link LeaderElector.health}, as client-go's `HealthzAdaptor.Check`. */
-export interface LeaderElectionHealth {
-  healthy: boolean;
-  /** Why it is unhealthy; absent when healthy. */
-  reason?: string;
-}
 
 /** How many times `release` re-reads after a conflict before giving up. */
 const MAX_RELEASE_ATTEMPTS = 3;
-
-/**
- * How long 403s are tolerated (logged as a warning, without the RBAC hint) when the same
- * credentials worked before: a restarted kube-apiserver answers 403 for a few seconds (2–5 s
- * measured) while its RBAC informer cache syncs.
- */
-export const ACCESS_DENIED_GRACE_MS = 10_000;
-
-/** The last record seen and the local monotonic time it was seen to change. */
-interface Observation extends VersionedLeaseRecord {
-  observedAtMs: number;
-}
-
-/** The live (or ending) term and its step-down deadline. */
-interface ActiveTerm {
-  term: LeaderTerm;
-  /** Monotonic time the term began (its acquiring write was sent). */
-  startedMs: number;
-  /** Aborts `term.signal`: the term is over for leader-only work. */
-  controller: AbortController;
-  /**
-   * Aborted when the Lease is no longer ours to renew (lost, taken over, stepped down). On
-   * `stop()` the term ends first and the Lease is still renewed while its work drains.
-   */
-  holding: AbortController;
-  /**
-   * Monotonic time the last successful acquiring or renewing WRITE was sent: a follower can
-   * only have seen it after that, so counting the deadline from here is never late.
-   */
-  lastRenewStartMs: number;
-  stepDownTimer?: TimerHandle;
-  /** Set once the term is ending: the `onStoppedLeading` drain, shared by every caller. */
-  ending?: Promise<void>;
-}
 
 /** What one tryAcquireOrRenew did; `writeStartedMs`: when the winning write was sent. */
 type Attempt =
@@ -90,26 +36,6 @@ type Attempt =
 const HELD_BY_OTHER: Attempt = { outcome: 'held-by-other' };
 const LEASE_DELETED: Attempt = { outcome: 'lease-deleted' };
 const FAILED: Attempt = { outcome: 'failed' };
-
-/** The election record's fields (not metadata): what client-go compares to see a change. */
-function sameElectionRecord(a: LeaseRecord, b: LeaseRecord): boolean {
-  return (
-    a.holderIdentity === b.holderIdentity &&
-    Object.is(a.leaseDurationSeconds, b.leaseDurationSeconds) &&
-    Object.is(a.leaseTransitions, b.leaseTransitions) &&
-    a.acquireTime?.getTime() === b.acquireTime?.getTime() &&
-    a.renewTime?.getTime() === b.renewTime?.getTime()
-  );
-}
-
-const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get!;
-
-const consoleLogger: ElectionLogger = {
-  debug: () => undefined,
-  info: (message) => console.info(`[nest-leader] ${message}`),
-  warn: (message) => console.warn(`[nest-leader] ${message}`),
-  error: (message) => console.error(`[nest-leader] ${message}`),
-};
 
 /**
  * One candidate in a leader election on a {@link ResourceLock}, with client-go's
@@ -143,30 +69,20 @@ export class LeaderElector {
   private readonly lock: ResourceLock;
   private readonly clock: Clock;
   private readonly logger: ElectionLogger;
-  private readonly observer: ElectionObserver;
-  private readonly failures: RateLimitedLogger;
+  /** Callbacks, observer and leadership log lines. */
+  private readonly notifier: ElectionNotifier;
+  private readonly failures: LockFailureReporter;
+  /** The lock, called with the per-request timeout and reported to the observer. */
+  private readonly requests: LockRequests;
   /** The followers' watch of the lock (none without a watchable lock or with `watchLease: false`). */
   private readonly following: LockWatchSession;
-
-  private observed: Observation | undefined;
-  /** Highest valid leaseTransitions seen in any record (read or written); a recreated Lease continues it. */
-  private highestTransitions: number | undefined;
-  /** Set while the Lease is missing and we wait out the last holder's lease (logged once). */
-  private missingReported = false;
-  /** Monotonic time this candidate first found the Lease missing; cleared once it exists again. */
-  private missingSinceMs: number | undefined;
-  private reportedLeader: string | undefined;
-  /** The watch reported the record deleted since the last attempt. */
-  private deletionSeen = false;
-  private current: ActiveTerm | undefined;
+  /** The last record seen and when it last changed (client-go's observedRecord/observedTime). */
+  private readonly observed: ObservedRecord;
+  private current: LeaderTermLifetime | undefined;
   /** Set when another process renewed our Lease under our identity; cleared on acquiring. */
   private sharedIdentitySuspected = false;
   /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
   private ownTransitions: number | undefined;
-  /** Lock verbs that succeeded with these credentials: a later 403 on one may be a cache sync. */
-  private readonly workedOperations = new Set<LockOperation>();
-  /** Per verb, when the current run of 403s began, if one is going on. */
-  private readonly deniedSinceMs = new Map<LockOperation, number>();
   private state: 'new' | 'running' | 'stopping' | 'stopped' | 'lost' | 'failed' = 'new';
   private loopError: unknown;
   private runController: AbortController | undefined;
@@ -183,22 +99,27 @@ export class LeaderElector {
     this.identity = this.config.identity;
     this.name = this.config.name;
     this.lock = this.config.lock;
-    this.clock = options.clock ?? new SystemClock();
-    this.logger = options.logger ?? consoleLogger;
-    this.observer = this.config.observer ?? noopElectionObserver;
-    this.failures = new RateLimitedLogger(this.logger, this.clock);
+    this.clock = this.config.clock;
+    this.logger = this.config.logger;
+    this.notifier = new ElectionNotifier(this.config);
+    this.failures = new LockFailureReporter(this.lock.description, this.logger, this.clock);
+    this.requests = new LockRequests(this.lock, this.clock, this.config.requestTimeoutMs, {
+      succeeded: (operation) => this.failures.succeeded(operation),
+      finished: (operation, outcome, durationMs) =>
+        this.notifier.lockRequest(operation, outcome, durationMs),
+    });
+    this.observed = new ObservedRecord(this.clock, this.config.leaseDurationMs);
     const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
     this.following = new LockWatchSession(watchable, this.clock, this.logger, {
       onRecord: (current) => {
         if (current) this.observe(current);
-        else this.deletionSeen = true;
       },
     });
   }
 
   /** The observed holder of the lock, or `undefined` if it is free or not read yet. */
   get leader(): string | undefined {
-    return this.observed?.record.holderIdentity || undefined;
+    return this.observed.record?.holderIdentity || undefined;
   }
 
   /**
@@ -206,7 +127,7 @@ export class LeaderElector {
    * `undefined` before the first successful read.
    */
   get leaseTransitions(): number | undefined {
-    return this.observed?.record.leaseTransitions;
+    return this.observed.record?.leaseTransitions;
   }
 
   /** The live term, or `undefined` when not leading (same check as {@link isLeader}). */
@@ -221,7 +142,7 @@ export class LeaderElector {
    */
   isLeader(): boolean {
     const active = this.current;
-    return active !== undefined && this.withinRenewDeadline(active);
+    return active !== undefined && active.isLive();
   }
 
   /**
@@ -236,27 +157,17 @@ export class LeaderElector {
    * @param toleranceMs - extra time past lease expiry to tolerate, in ms; default 0
    */
   health(toleranceMs = 0): LeaderElectionHealth {
-    const lock = this.lock.description;
-    if (this.state === 'failed') {
-      return { healthy: false, reason: healthMessages.loopFailed(lock, this.loopError) };
-    }
-    if (this.state === 'lost') {
-      return { healthy: false, reason: healthMessages.stoppedAfterLoss(lock) };
-    }
-    const active = this.current;
-    if (active && !active.holding.signal.aborted) {
-      const sinceRenewMs = this.clock.nowMs() - active.lastRenewStartMs;
-      if (sinceRenewMs > this.config.leaseDurationMs + toleranceMs) {
-        const reason = healthMessages.leaseExpired(
-          lock,
-          sinceRenewMs,
-          this.config.leaseDurationMs,
-          toleranceMs,
-        );
-        return { healthy: false, reason };
-      }
-    }
-    return { healthy: true };
+    return checkElectionHealth(
+      {
+        lock: this.lock.description,
+        state: this.state,
+        loopError: this.loopError,
+        term: this.current,
+        nowMs: this.clock.nowMs(),
+        leaseDurationMs: this.config.leaseDurationMs,
+      },
+      toleranceMs,
+    );
   }
 
   /**
@@ -321,7 +232,7 @@ export class LeaderElector {
       this.state = 'failed';
       this.loopError = error;
       this.logger.error(electionMessages.loopFailed(this.lock.description, error));
-      if (this.current) this.abortTerm(this.current, 'election-failed');
+      this.current?.lose('election-failed');
       await this.endTerm();
     } catch {
       // Nothing left to report to; never surface as an unhandled rejection.
@@ -332,65 +243,29 @@ export class LeaderElector {
   // or would expire — until we lead ----------------------------------------------------------
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
-    const following = new AbortController();
-    const followingSignal = AbortSignal.any([signal, following.signal]);
-    let watching = false;
     try {
       for (;;) {
-        if (!this.canSkipAttempt()) {
-          // No change delivered for a whole leaseDuration: a read now also tests the watch.
-          const testsWatch = this.following.healthy && this.observedExpired();
-          const observedAtMs = this.observed?.observedAtMs;
-          this.deletionSeen = false;
+        if (!this.following.canSkipRead(this.observed, this.identity)) {
+          const read = this.following.readStarting(this.observed);
           const attempt = await this.tryAcquireOrRenew(signal, undefined);
           if (signal.aborted) return false;
-          if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
+          if (attempt.outcome !== 'failed') this.failures.recovered();
           if (attempt.outcome === 'leading' && !this.lateAcquisition(attempt.writeStartedMs)) {
             this.beginTerm(attempt.writeStartedMs);
             return true;
           }
-          // Watch once the Lease could be read: from its version, and not with credentials
-          // that cannot even read it (their error is reported once, by the read).
-          if (!watching && attempt.outcome === 'held-by-other') {
-            watching = true;
-            this.following.start(followingSignal);
-          }
-          if (testsWatch && this.observed?.observedAtMs !== observedAtMs) {
-            this.following.missedChange();
-          }
+          const heldByOther = attempt.outcome === 'held-by-other';
+          this.following.readDone(read, this.observed, heldByOther, signal);
         }
-        await this.following.sleep(this.followerDelayMs(), signal);
+        const retryDelayMs =
+          this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
+        const delayMs = this.following.nextReadDelayMs(this.observed, this.identity, retryDelayMs);
+        await this.following.sleep(delayMs, signal);
         if (signal.aborted) return false;
       }
     } finally {
-      following.abort();
+      this.following.stopWatching();
     }
-  }
-
-  /**
-   * With a healthy watch, a follower need not read a Lease that is held and has not expired by
-   * its observation: every renewal arrives as an event.
-   */
-  private canSkipAttempt(): boolean {
-    const holder = this.observed?.record.holderIdentity;
-    return (
-      this.following.healthy &&
-      !this.deletionSeen &&
-      holder !== undefined &&
-      holder !== '' &&
-      holder !== this.identity &&
-      !this.observedExpired()
-    );
-  }
-
-  /** How long a follower waits before it looks again (an event may wake it sooner). */
-  private followerDelayMs(): number {
-    const jitteredMs = this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
-    // Wake when the holder's lease expires by our observation rather than up to a retry
-    // period later: failover after a crash costs leaseDuration, not leaseDuration + retry.
-    const untilExpiryMs = this.msUntilObservedExpiry();
-    if (this.following.healthy && this.canSkipAttempt()) return untilExpiryMs + 1;
-    return untilExpiryMs > 0 ? Math.min(jitteredMs, untilExpiryMs + 1) : jitteredMs;
   }
 
   /**
@@ -407,7 +282,7 @@ export class LeaderElector {
     this.logger.warn(
       electionMessages.lateAcquisition(
         this.lock.description,
-        this.observed!.record.leaseTransitions,
+        this.observed.record!.leaseTransitions,
         elapsedMs,
         this.config.renewDeadlineMs,
       ),
@@ -416,52 +291,19 @@ export class LeaderElector {
   }
 
   private beginTerm(writeStartedMs: number): void {
-    const record = this.observed!.record;
-    const controller = new AbortController();
-    // `active` is assigned below; the term's checks only run once it is.
-    // eslint-disable-next-line prefer-const
-    let active: ActiveTerm;
-    const isLive = (): boolean => this.withinRenewDeadline(active);
-    const signal = controller.signal;
-    // Reading `aborted` (or `throwIfAborted()`) re-checks the deadline: code that only looks
-    // at the signal after a pause must not see "not aborted" before our timer had a chance.
-    Object.defineProperties(signal, {
-      aborted: {
-        get: () => {
-          if (!nativeAborted.call(signal)) isLive();
-          return nativeAborted.call(signal) as boolean;
-        },
-      },
-      throwIfAborted: {
-        value: () => {
-          if (!isLive()) throw signal.reason;
-        },
-      },
-    });
-    const term: LeaderTerm = Object.freeze({
+    const record = this.observed.record!;
+    const active = new LeaderTermLifetime({
       leaseTransitions: record.leaseTransitions,
-      acquiredAt: new Date((record.acquireTime ?? this.clock.wallNow()).getTime()),
-      signal,
-      isLive,
-      throwIfEnded: (): void => {
-        if (!isLive()) throw signal.reason;
-      },
-    });
-    active = {
-      term,
+      acquiredAt: record.acquireTime ?? this.clock.wallNow(),
       startedMs: writeStartedMs,
-      controller,
-      holding: new AbortController(),
-      lastRenewStartMs: writeStartedMs,
-    };
+      renewDeadlineMs: this.config.renewDeadlineMs,
+      clock: this.clock,
+      onRenewDeadlineExceeded: () => this.notifier.renewDeadlineExceeded(),
+      onEnded: (reason, durationMs) => this.notifier.termEnded(active.term, reason, durationMs),
+    });
     this.current = active;
     this.sharedIdentitySuspected = false;
-    this.scheduleStepDown(active);
-    this.logger.info(
-      electionMessages.startedLeading(this.identity, this.lock.description, term.leaseTransitions),
-    );
-    this.notify((o, e) => o.termStarted?.({ ...e, term }));
-    this.invoke('onStartedLeading', () => this.config.callbacks.onStartedLeading?.(term));
+    this.notifier.startedLeading(active.term);
   }
 
   // --- Renew: every retryPeriod; step down when renewDeadline passes without success -------
@@ -473,69 +315,26 @@ export class LeaderElector {
    */
   private async renew(signal: AbortSignal): Promise<void> {
     const active = this.current!;
-    const live = AbortSignal.any([signal, active.holding.signal]);
+    const live = AbortSignal.any([signal, active.holding]);
     let nextStartMs = active.lastRenewStartMs + this.config.retryPeriodMs;
     while (!live.aborted) {
       await this.clock.sleep(Math.max(0, nextStartMs - this.clock.nowMs()), live);
       if (live.aborted) return;
-      if (this.renewDeadlinePassed(active)) return this.stepDown(active);
+      if (active.renewDeadlinePassed()) return active.stepDown();
       nextStartMs = this.clock.nowMs() + this.config.retryPeriodMs;
       const attempt = await this.tryAcquireOrRenew(live, active);
       if (live.aborted) return;
-      if (attempt.outcome !== 'failed') this.failures.recovered(this.lock.description);
+      if (attempt.outcome !== 'failed') this.failures.recovered();
       if (attempt.outcome === 'leading') {
-        active.lastRenewStartMs = Math.max(active.lastRenewStartMs, attempt.writeStartedMs);
-        if (!active.controller.signal.aborted) this.scheduleStepDown(active);
-        this.notify((o, e) => o.renewed?.({ ...e, term: active.term }));
+        active.renewed(attempt.writeStartedMs);
+        this.notifier.renewed(active.term);
       } else if (attempt.outcome === 'held-by-other') {
-        this.abortTerm(active, 'lease-taken-over');
+        active.lose('lease-taken-over');
       } else if (attempt.outcome === 'lease-deleted') {
-        this.abortTerm(active, 'lease-deleted');
+        active.lose('lease-deleted');
       }
       // 'failed': retry at the next start until the step-down timer ends the term.
     }
-  }
-
-  /** The step-down deadline is a local timer: a hung request cannot keep us leader. */
-  private scheduleStepDown(active: ActiveTerm): void {
-    active.stepDownTimer?.cancel();
-    const dueInMs = active.lastRenewStartMs + this.config.renewDeadlineMs - this.clock.nowMs();
-    active.stepDownTimer = this.clock.setTimer(dueInMs, () => {
-      if (this.withinRenewDeadline(active)) this.scheduleStepDown(active);
-    });
-  }
-
-  /** True while `active` is live; ends it if its renew deadline has passed. */
-  private withinRenewDeadline(active: ActiveTerm): boolean {
-    if (nativeAborted.call(active.controller.signal)) return false;
-    if (!this.renewDeadlinePassed(active)) return true;
-    this.stepDown(active);
-    return false;
-  }
-
-  private renewDeadlinePassed(active: ActiveTerm): boolean {
-    return this.clock.nowMs() - active.lastRenewStartMs >= this.config.renewDeadlineMs;
-  }
-
-  private stepDown(active: ActiveTerm): void {
-    this.logger.warn(
-      electionMessages.renewDeadlineExceeded(this.lock.description, this.config.renewDeadlineMs),
-    );
-    this.abortTerm(active, 'renew-deadline-exceeded');
-  }
-
-  /** The Lease is no longer ours: end the term (if not yet) and stop renewing. */
-  private abortTerm(active: ActiveTerm, reason: LeaderTermEndReason): void {
-    this.endTermSignal(active, reason);
-    active.holding.abort();
-  }
-
-  private endTermSignal(active: ActiveTerm, reason: LeaderTermEndReason): void {
-    active.stepDownTimer?.cancel();
-    if (nativeAborted.call(active.controller.signal)) return;
-    active.controller.abort(new LeaderTermEndedError(reason, active.term.leaseTransitions));
-    const durationMs = this.clock.nowMs() - active.startedMs;
-    this.notify((o, e) => o.termEnded?.({ ...e, term: active.term, reason, durationMs }));
   }
 
   /**
@@ -550,13 +349,9 @@ export class LeaderElector {
     return active.ending;
   }
 
-  private async drainTerm(active: ActiveTerm): Promise<void> {
-    this.endTermSignal(active, 'stopped');
-    const reason = (active.controller.signal.reason as LeaderTermEndedError).reason;
-    this.logger.info(electionMessages.stoppedLeading(this.identity, this.lock.description, reason));
-    await this.invokeAndWait('onStoppedLeading', () =>
-      this.config.callbacks.onStoppedLeading?.(active.term),
-    );
+  private async drainTerm(active: LeaderTermLifetime): Promise<void> {
+    active.end('stopped');
+    await this.notifier.stoppedLeading(active.term, active.endReason!);
     if (this.current === active) this.current = undefined;
   }
 
@@ -568,54 +363,45 @@ export class LeaderElector {
    */
   private async tryAcquireOrRenew(
     signal: AbortSignal,
-    active: ActiveTerm | undefined,
+    active: LeaderTermLifetime | undefined,
   ): Promise<Attempt> {
     const now = this.clock.wallNow();
     const leaseDurationSeconds = this.config.leaseDurationMs / 1000;
 
     // 1. Fast path: the leader writes over the version it last saw, without a GET.
-    const cached = this.observed;
-    if (active && cached?.record.holderIdentity === this.identity) {
+    const { record: cached, version: cachedVersion } = this.observed;
+    if (active && cached?.holderIdentity === this.identity) {
       const renewed = this.withScheduleLedger({
-        ...cached.record,
+        ...cached,
         renewTime: now,
         leaseDurationSeconds,
       });
       const writeStartedMs = this.clock.nowMs();
       try {
-        const version = await this.call(
-          'update',
-          (s) => this.lock.update(renewed, cached.version, s),
-          signal,
-        );
+        const version = await this.requests.update(renewed, cachedVersion!, signal);
         this.recordWrite(renewed, version);
         return { outcome: 'leading', writeStartedMs };
       } catch (error) {
         if (signal.aborted) return FAILED;
-        if (isNotFound(error)) {
-          this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
-          return LEASE_DELETED;
-        }
-        this.reportFailure('update', error, signal);
+        if (isNotFound(error)) return this.leaseDeleted();
+        this.failures.failed('update', error, signal);
       }
-      this.notify((o, e) => o.renewSlowPath?.(e));
+      this.notifier.renewSlowPath();
     }
 
     // 2. Read the record.
     let current: VersionedLeaseRecord | undefined;
     try {
-      current = await this.call('get', (s) => this.lock.get(s), signal);
+      current = await this.requests.get(signal);
     } catch (error) {
-      this.reportFailure('get', error, signal);
+      this.failures.failed('get', error, signal);
       return FAILED;
     }
     if (!current) return this.recreate(active, now, leaseDurationSeconds, signal);
-    this.missingReported = false;
-    this.missingSinceMs = undefined;
+    this.observed.leasePresent();
 
     // 3. Judge the record by when WE saw it change.
-    const renewedSinceLastRead =
-      this.observed !== undefined && !sameElectionRecord(this.observed.record, current.record);
+    const renewedSinceLastRead = this.observed.differsFrom(current.record);
     this.observe(current);
     const record = current.record;
     if (active) {
@@ -639,7 +425,7 @@ export class LeaderElector {
         !this.sharedIdentitySuspected &&
         record.leaseTransitions === this.ownTransitions;
       const heldByOther = record.holderIdentity !== '' && !ours;
-      if (heldByOther && !this.observedExpired()) {
+      if (heldByOther && !this.observed.expired()) {
         if (record.holderIdentity === this.identity && renewedSinceLastRead) {
           this.suspectNamesake();
         }
@@ -693,31 +479,27 @@ export class LeaderElector {
    * continuing from the highest leaseTransitions it has seen.
    */
   private recreate(
-    active: ActiveTerm | undefined,
+    active: LeaderTermLifetime | undefined,
     now: Date,
     leaseDurationSeconds: number,
     signal: AbortSignal,
   ): Promise<Attempt> | Attempt {
-    if (active) {
-      this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
-      return LEASE_DELETED;
-    }
-    const waitMs = this.msUntilMissingLeaseMayBeCreated();
+    if (active) return this.leaseDeleted();
+    const { waitMs, firstWait } = this.observed.leaseMissing();
     if (waitMs > 0) {
-      if (!this.missingReported) {
-        this.missingReported = true;
-        const holder = this.observed!.record.holderIdentity;
+      if (firstWait) {
+        const holder = this.observed.record!.holderIdentity;
         this.logger.info(electionMessages.leaseMissing(this.lock.description, holder, waitMs));
       }
       return HELD_BY_OTHER;
     }
+    const highest = this.observed.highestTransitions;
     const created: LeaseRecord = this.withScheduleLedger({
       holderIdentity: this.identity,
       leaseDurationSeconds,
       acquireTime: now,
       renewTime: now,
-      leaseTransitions:
-        this.highestTransitions === undefined ? 0 : this.nextTransitions(this.highestTransitions),
+      leaseTransitions: highest === undefined ? 0 : this.nextTransitions(highest),
     });
     return this.write('create', created, undefined, signal, undefined);
   }
@@ -727,34 +509,33 @@ export class LeaderElector {
     record: LeaseRecord,
     version: string | undefined,
     signal: AbortSignal,
-    active: ActiveTerm | undefined,
+    active: LeaderTermLifetime | undefined,
   ): Promise<Attempt> {
     // Before sending: the write may succeed even if we never see the answer.
     const previousOwn = this.ownTransitions;
     this.ownTransitions = record.leaseTransitions;
     const writeStartedMs = this.clock.nowMs();
     try {
-      const written = await this.call(
-        operation,
-        (s) =>
-          operation === 'create'
-            ? this.lock.create(record, s)
-            : this.lock.update(record, version!, s),
-        signal,
-      );
+      const written =
+        operation === 'create'
+          ? await this.requests.create(record, signal)
+          : await this.requests.update(record, version!, signal);
       this.recordWrite(record, written);
       return { outcome: 'leading', writeStartedMs };
     } catch (error) {
       // A conflict means this write did not happen: a record at these transitions is not ours
       // (it may be a namesake's that won the race).
       if (error instanceof LockConflictError) this.ownTransitions = previousOwn;
-      if (active && !signal.aborted && isNotFound(error)) {
-        this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
-        return LEASE_DELETED;
-      }
-      this.reportFailure(operation, error, signal);
+      if (active && !signal.aborted && isNotFound(error)) return this.leaseDeleted();
+      this.failures.failed(operation, error, signal);
       return FAILED;
     }
+  }
+
+  /** The leader found its Lease deleted: it steps down at once. */
+  private leaseDeleted(): Attempt {
+    this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
+    return LEASE_DELETED;
   }
 
   /** leaseTransitions + 1 for a new term, wrapping to 0 past the int32 maximum (logged). */
@@ -765,73 +546,15 @@ export class LeaderElector {
     return 0;
   }
 
-  /** Expired when leaseDuration has passed on OUR clock since we saw the record change. */
-  private observedExpired(): boolean {
-    return this.msUntilObservedExpiry() <= 0;
-  }
-
-  /**
-   * How long a candidate that found the Lease missing waits before creating it, ms (≤ 0: now).
-   * One that never saw a record cannot know there was a leader: 0, as client-go. One that saw
-   * a record waits until that record would have expired by its observation AND a full
-   * leaseDuration since it first found the Lease missing: its last sighting may be stale (it
-   * was cut off from the API server while someone else took over), and a leader still
-   * renewing notices the deletion, and stops, within that time.
-   */
-  private msUntilMissingLeaseMayBeCreated(): number {
-    if (!this.observed) return 0;
-    const nowMs = this.clock.nowMs();
-    this.missingSinceMs ??= nowMs;
-    const observedExpiryMs = this.msUntilObservedExpiry();
-    const sinceMissingMs = this.missingSinceMs + this.config.leaseDurationMs - nowMs;
-    return Math.max(Number.isFinite(observedExpiryMs) ? observedExpiryMs : 0, sinceMissingMs);
-  }
-
-  /**
-   * Ms until the observed record expires by our clock (≤ 0: expired); +Infinity when there is
-   * nothing to wait for (no record seen yet, or it is free).
-   */
-  private msUntilObservedExpiry(): number {
-    if (!this.observed || this.observed.record.holderIdentity === '') return Infinity;
-    const { record, observedAtMs } = this.observed;
-    const seconds =
-      Number.isFinite(record.leaseDurationSeconds) && record.leaseDurationSeconds > 0
-        ? record.leaseDurationSeconds
-        : this.config.leaseDurationMs / 1000;
-    return observedAtMs + seconds * 1000 - this.clock.nowMs();
-  }
-
-  /**
-   * Remembers `current`; the observed time moves only when the election record changed
-   * (holder, acquire/renew time, duration, transitions), as client-go compares the record:
-   * a label or annotation written by someone else bumps the version, not the lease.
-   */
+  /** Remembers `current` (see {@link ObservedRecord.observe}); reports a change of holder. */
   private observe(current: VersionedLeaseRecord): void {
-    const previous = this.observed;
-    const changed = !previous || !sameElectionRecord(previous.record, current.record);
-    this.observed = {
-      record: copyLeaseRecord(current.record),
-      version: current.version,
-      observedAtMs: changed ? this.clock.nowMs() : previous.observedAtMs,
-    };
-    const transitions = validTransitions(current.record.leaseTransitions);
-    this.highestTransitions = Math.max(this.highestTransitions ?? 0, transitions);
-    this.reportLeader(current.record);
+    if (!this.observed.observe(current)) return;
+    const { holderIdentity, leaseTransitions } = current.record;
+    this.notifier.leaderChanged(holderIdentity, leaseTransitions);
   }
 
   private recordWrite(record: LeaseRecord, version: string): void {
     this.observe({ record, version });
-  }
-
-  private reportLeader(record: LeaseRecord): void {
-    const holder = record.holderIdentity;
-    if (holder === this.reportedLeader) return;
-    this.reportedLeader = holder;
-    const leaseTransitions = record.leaseTransitions;
-    this.notify((o, e) => o.leaderObserved?.({ ...e, holderIdentity: holder, leaseTransitions }));
-    if (holder === '') return;
-    this.logger.info(electionMessages.newLeader(holder, this.lock.description));
-    this.invoke('onNewLeader', () => this.config.callbacks.onNewLeader?.(holder));
   }
 
   // --- Release: hand the Lease over at once on stop ----------------------------------------
@@ -845,7 +568,7 @@ export class LeaderElector {
     const { signal, dispose } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
     try {
       for (let attempt = 1; attempt <= MAX_RELEASE_ATTEMPTS; attempt++) {
-        const current = await this.call('get', (s) => this.lock.get(s), signal);
+        const current = await this.requests.get(signal);
         if (!current) return;
         this.observe(current);
         const { record } = current;
@@ -867,11 +590,7 @@ export class LeaderElector {
           renewTime: now,
         });
         try {
-          const version = await this.call(
-            'update',
-            (s) => this.lock.update(released, current.version, s),
-            signal,
-          );
+          const version = await this.requests.update(released, current.version, signal);
           this.recordWrite(released, version);
           this.logger.info(electionMessages.released(this.identity, this.lock.description));
           return;
@@ -886,130 +605,4 @@ export class LeaderElector {
       dispose();
     }
   }
-
-  // --- Plumbing ------------------------------------------------------------------------------
-
-  /**
-   * Calls the lock with the per-request timeout, max(1 s, renewDeadline / 2), and reports
-   * the request (verb, outcome, latency) to the observer.
-   */
-  private async call<T>(
-    operation: LockOperation,
-    request: (signal: AbortSignal) => Promise<T>,
-    parent: AbortSignal,
-  ): Promise<T> {
-    const { signal, dispose } = timeoutSignal(this.clock, this.config.requestTimeoutMs, parent);
-    const startedMs = this.clock.nowMs();
-    let outcome: LockRequestOutcome = 'success';
-    try {
-      const result = await abortable(request(signal), signal);
-      if (result === undefined && operation === 'get') outcome = 'not-found';
-      this.workedOperations.add(operation);
-      this.deniedSinceMs.delete(operation);
-      return result;
-    } catch (error) {
-      outcome = requestOutcome(error, signal, parent);
-      throw error;
-    } finally {
-      dispose();
-      const durationMs = this.clock.nowMs() - startedMs;
-      this.notify((o, e) => o.lockRequest?.({ ...e, operation, outcome, durationMs }));
-    }
-  }
-
-  /**
-   * Conflicts are normal races (debug); other failures are logged rate-limited. Nothing is
-   * logged when `signal` (the term or the run, not the request timeout) was aborted. A 403 on
-   * a verb that worked before with these credentials is a warning for
-   * {@link ACCESS_DENIED_GRACE_MS} (a restarted API server's RBAC cache), then an error with
-   * the RBAC hint; a 403 on a verb that never worked is an error at once.
-   */
-  private reportFailure(operation: LockOperation, error: unknown, signal: AbortSignal): void {
-    if (signal.aborted) return;
-    const message = electionMessages.lockOperationFailed(operation, this.lock.description, error);
-    if (error instanceof LockConflictError) {
-      this.logger.debug(message);
-      return;
-    }
-    const kind =
-      error instanceof KubernetesApiError
-        ? error.kind
-        : error instanceof Error
-          ? error.name
-          : 'unknown';
-    if (kind === 'forbidden' && this.workedOperations.has(operation)) {
-      const nowMs = this.clock.nowMs();
-      const sinceMs = this.deniedSinceMs.get(operation) ?? nowMs;
-      this.deniedSinceMs.set(operation, sinceMs);
-      if (nowMs - sinceMs < ACCESS_DENIED_GRACE_MS) {
-        const grace = electionMessages.accessDeniedAfterSuccess(
-          operation,
-          this.lock.description,
-          ACCESS_DENIED_GRACE_MS,
-        );
-        this.failures.report(`${operation}:${kind}:grace`, 'warn', grace);
-        return;
-      }
-    }
-    const configurationProblem = error instanceof KubernetesApiError && !error.transient;
-    this.failures.report(`${operation}:${kind}`, configurationProblem ? 'error' : 'warn', message);
-  }
-
-  /** Calls the observer; whatever it throws is ignored (an observer never breaks an election). */
-  private notify(call: (observer: ElectionObserver, event: ElectionObservation) => void): void {
-    try {
-      call(this.observer, { election: this.name, identity: this.identity });
-    } catch {
-      // Ignored by contract: see ElectionObserver.
-    }
-  }
-
-  private invoke(callback: string, run: () => unknown): void {
-    try {
-      const result = run();
-      if (isPromiseLike(result)) {
-        result.then(undefined, (error: unknown) =>
-          this.logger.error(electionMessages.callbackFailed(callback, error)),
-        );
-      }
-    } catch (error) {
-      this.logger.error(electionMessages.callbackFailed(callback, error));
-    }
-  }
-
-  private async invokeAndWait(callback: string, run: () => unknown): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      this.logger.error(electionMessages.callbackFailed(callback, error));
-    }
-  }
-}
-
-/** A non-negative integer within the int32 range: negative or malformed → 0, too large → the max. */
-function validTransitions(value: number): number {
-  if (!Number.isFinite(value) || value < 0) return 0;
-  return Math.min(Math.floor(value), MAX_LEASE_TRANSITIONS);
-}
-
-/** A write or read of a record that no longer exists (HTTP 404 on PUT). */
-function isNotFound(error: unknown): boolean {
-  return error instanceof KubernetesApiError && error.kind === 'not-found';
-}
-
-/** How a failed lock request ended, for the observer. */
-function requestOutcome(
-  error: unknown,
-  request: AbortSignal,
-  parent: AbortSignal,
-): LockRequestOutcome {
-  if (error instanceof LockConflictError) return 'conflict';
-  if (error instanceof KubernetesApiError) return error.kind;
-  if (parent.aborted) return 'aborted';
-  if (request.aborted) return 'timeout';
-  return 'unknown';
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }

@@ -1,6 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FactoryProvider, ModuleMetadata, Provider, Type } from '@nestjs/common';
-import type { Clock } from '../core/clock.js';
+import {
+  LEADER_ELECTOR_SETTING_NAMES,
+  type LeaderElectorSettingName,
+  type LeaderElectorSettings,
+} from '../core/leader-elector.options.js';
 import type { LockKind, SidecarLockSpec } from '../locks/lock-selection.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import type { PrometheusRegistry } from '../observability/election-metrics.interface.js';
@@ -22,8 +26,43 @@ import type { CatchUpSetting } from './schedule/catch-up.options.js';
  */
 export type LeaderLockKind = LockKind;
 
-/** Options of `LeaderModule.forRoot()`/`forRootAsync()`: the default election, and defaults of every named one. */
-export interface LeaderModuleOptions {
+/**
+ * The `LeaderElector` settings the module names differently from the elector (by the core's
+ * name): the only Nest-side list of elector options. Every other setting of
+ * `LEADER_ELECTOR_OPTION_KINDS` is a module option of the same name, type and meaning.
+ */
+export const ELECTOR_SETTING_MODULE_NAMES = Object.freeze({
+  releaseOnStop: 'releaseOnShutdown',
+} as const satisfies Partial<Record<LeaderElectorSettingName, string>>);
+
+type RenamedSetting = keyof typeof ELECTOR_SETTING_MODULE_NAMES;
+
+/**
+ * Every `LeaderElector` setting (`LeaderElectorSettings`) as a module option: optional, under
+ * the elector's name unless {@link ELECTOR_SETTING_MODULE_NAMES} renames it (renamed ones are
+ * declared in {@link LeaderModuleOptions}), passed through to the elector unchanged (which
+ * checks it, naming the option as the user wrote it).
+ */
+export type LeaderModuleElectorSettings = Partial<Omit<LeaderElectorSettings, RenamedSetting>> & {
+  [K in RenamedSetting as (typeof ELECTOR_SETTING_MODULE_NAMES)[K]]?: LeaderElectorSettings[K];
+};
+
+/** The module option name of an elector setting (see {@link ELECTOR_SETTING_MODULE_NAMES}). */
+export function moduleSettingName(
+  name: LeaderElectorSettingName,
+): keyof LeaderModuleElectorSettings {
+  const renamed: Partial<Record<LeaderElectorSettingName, keyof LeaderModuleElectorSettings>> =
+    ELECTOR_SETTING_MODULE_NAMES;
+  return renamed[name] ?? (name as keyof LeaderModuleElectorSettings);
+}
+
+/**
+ * Options of `LeaderModule.forRoot()`/`forRootAsync()`: the default election, and defaults of
+ * every named one. Besides its own options, every setting of `LeaderElector` (identity,
+ * timings, `watchLease`, `onLost`, `clock`, …) under its own name, except `releaseOnStop`,
+ * which is `releaseOnShutdown` here.
+ */
+export interface LeaderModuleOptions extends LeaderModuleElectorSettings {
   /** Name of the Lease (a DNS-1123 subdomain), shared by every replica that competes. Required. */
   leaseName: string;
   /**
@@ -33,24 +72,11 @@ export interface LeaderModuleOptions {
   namespace?: string;
   /** This replica's unique identity. Default: `POD_NAME`, else `${hostname}-${pid}`. */
   identity?: string;
-  /** Seconds (whole) followers wait after the last observed renewal before taking over. Default 15. */
-  leaseDurationSeconds?: number;
-  /** Seconds the leader keeps failing to renew before it steps down; < leaseDuration. Default 10. */
-  renewDeadlineSeconds?: number;
-  /** Seconds between acquire/renew attempts; renewDeadline > 1.2 × retryPeriod. Default 2. */
-  retryPeriodSeconds?: number;
   /**
    * On shutdown, after in-flight work drained, clear the Lease holder so a follower takes over
    * at once instead of after `leaseDurationSeconds`. Default true.
    */
   releaseOnShutdown?: boolean;
-  /**
-   * Followers watch the Lease (RBAC `watch`): renewals arrive as they happen, a released Lease
-   * is taken at once, and a follower sends no requests in steady state. `false` polls every
-   * `retryPeriodSeconds × [1, 1.2)` (for API servers or proxies where watches misbehave).
-   * Without RBAC `watch` followers poll anyway, after one warning. Default true.
-   */
-  watchLease?: boolean;
   /**
    * Where the Lease lives: a {@link LeaderLockKind}, `{ sidecar: 'http://localhost:4040' }` to
    * follow a `nest-leader-elector` sidecar in the pod (`SidecarLock`), or your own
@@ -71,10 +97,6 @@ export interface LeaderModuleOptions {
    * `terminationGracePeriodSeconds`.
    */
   shutdownGraceMs?: number;
-  /** After losing leadership: `'recampaign'` (default) or `'stop'` campaigning. */
-  onLost?: 'recampaign' | 'stop';
-  /** Source of time for the elector and the drain timeout; for tests (`ManualClock`). */
-  clock?: Clock;
   /**
    * Prometheus metrics of the election (`PrometheusElectionObserver`; needs the optional peer
    * dependency `prom-client`): `true` registers them in prom-client's global registry (the one
@@ -105,25 +127,18 @@ export interface LeaderModuleOptions {
 }
 
 /** Every key of {@link LeaderModuleOptions}; anything else is rejected at bootstrap as a likely typo. */
-export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] = [
+export const LEADER_MODULE_OPTION_NAMES: readonly (keyof LeaderModuleOptions)[] = Object.freeze([
   'leaseName',
   'namespace',
-  'identity',
-  'leaseDurationSeconds',
-  'renewDeadlineSeconds',
-  'retryPeriodSeconds',
-  'releaseOnShutdown',
-  'watchLease',
+  ...LEADER_ELECTOR_SETTING_NAMES.map(moduleSettingName),
   'lock',
   'kubeConfig',
   'shutdownGraceMs',
-  'onLost',
-  'clock',
   'metrics',
   'kubernetesEvents',
   'podRoleLabel',
   'catchUp',
-];
+] satisfies (keyof LeaderModuleOptions)[]);
 
 /** What `forRootAsync({ useClass })` / `({ useExisting })` provides. */
 export interface LeaderModuleOptionsFactory {

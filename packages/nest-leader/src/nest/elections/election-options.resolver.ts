@@ -16,6 +16,7 @@ import {
 import { validateLeaseName, validateNamespace } from '../../kubernetes/names.js';
 import { nestMessages } from '../../messages.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';
+import { pickElectorSettings } from './election-options.mapping.js';
 import type { ResolvedElectionOptions } from './elections.interfaces.js';
 
 /**
@@ -51,6 +52,7 @@ export function resolveElectionOptions(
     throw new InvalidLeaderElectionOptionError(error.option, error.rule, error.value, election);
   }
   return {
+    ...pickElectorSettings(merged),
     name,
     leaseName: merged.leaseName!,
     namespace: merged.namespace,
@@ -65,9 +67,6 @@ export function resolveElectionOptions(
       renewDeadlineSeconds: merged.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,
       retryPeriodSeconds: merged.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
     },
-    releaseOnShutdown: merged.releaseOnShutdown,
-    watchLease: merged.watchLease,
-    onLost: merged.onLost,
     lock: merged.lock ?? 'auto',
     kubeConfig: merged.kubeConfig,
     shutdownGraceMs: validateShutdownGraceMs(merged.shutdownGraceMs, election),

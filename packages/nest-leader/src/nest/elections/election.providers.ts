@@ -27,7 +27,7 @@ import {
   getLeaderElectorToken,
 } from './election.tokens.js';
 import { buildElectionLock, describeElectionLock } from './election-lock.factory.js';
-import { withModuleOptionNames } from './election-options.mapping.js';
+import { toElectorSettings, withModuleOptionNames } from './election-options.mapping.js';
 import { resolveElectionOptions } from './election-options.resolver.js';
 import type { ManagedElector, ResolvedElectionOptions } from './elections.interfaces.js';
 import { LeaderElectionService } from './leader-election.service.js';
@@ -126,14 +126,9 @@ export function createElectionProviders(name: string): Provider[] {
           'elector',
           () =>
             new LeaderElector({
+              ...toElectorSettings(options),
               name,
               lock,
-              identity: options.identity,
-              ...options.givenTimings,
-              releaseOnStop: options.releaseOnShutdown,
-              watchLease: options.watchLease,
-              onLost: options.onLost,
-              clock: options.clock,
               logger: toElectionLogger(logger),
               observer,
               callbacks,

@@ -5,7 +5,11 @@
 import type { Clock } from '../../core/clock.js';
 import type { LeaderElector } from '../../core/leader-elector.js';
 import type { LeaderElectionTimings } from '../../core/leader-elector.options.js';
-import type { LeaderLockKind, LeaderModuleOptions } from '../leader-module-options.interface.js';
+import type {
+  LeaderLockKind,
+  LeaderModuleElectorSettings,
+  LeaderModuleOptions,
+} from '../leader-module-options.interface.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SidecarLockSpec } from '../../locks/lock-selection.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
@@ -21,8 +25,13 @@ export type ManagedElector = Pick<
   'identity' | 'leader' | 'leaseTransitions' | 'term' | 'isLeader' | 'health' | 'start' | 'stop'
 >;
 
-/** One election's options: the user's merged over `forRoot()`'s, defaults applied. */
-export interface ResolvedElectionOptions {
+/**
+ * One election's options: the user's merged over `forRoot()`'s, defaults applied. Every
+ * `LeaderElector` setting is here under its module name, as given (unset ones absent): the
+ * elector applies its own defaults; `identity` and `clock` are resolved here, and the timings
+ * with their defaults are in `timings` too.
+ */
+export interface ResolvedElectionOptions extends Readonly<LeaderModuleElectorSettings> {
   /** The election's name; `'default'` for `forRoot()`'s. */
   readonly name: string;
   readonly leaseName: string;
@@ -35,9 +44,6 @@ export interface ResolvedElectionOptions {
    * gets, so its rules blame the option the user actually set.
    */
   readonly givenTimings: Partial<LeaderElectionTimings>;
-  readonly releaseOnShutdown?: boolean;
-  readonly watchLease?: boolean;
-  readonly onLost?: 'recampaign' | 'stop';
   readonly lock: LeaderLockKind | SidecarLockSpec | ResourceLock;
   readonly kubeConfig?: KubeConfig | string;
   readonly shutdownGraceMs: number;

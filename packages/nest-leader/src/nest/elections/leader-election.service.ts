@@ -1,4 +1,4 @@
-import type { LeaderElectionHealth } from '../../core/leader-elector.js';
+import type { LeaderElectionHealth } from '../../core/leader-elector.health.js';
 import type { LeaderElectionTimings, LeaderTerm } from '../../core/leader-elector.options.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import type { ElectionOrchestrator } from './election.orchestrator.js';
