@@ -27,6 +27,7 @@ export { SystemClock, type Clock, type TimerHandle } from './core/clock.js';
 export { resolveIdentity } from './core/identity.js';
 // Core: locks
 export type {
+  HolderLiveness,
   LeaseRecord,
   LockOperation,
   ResourceLock,

@@ -303,7 +303,8 @@ export const electionMessages = {
   recampaign: (lock: string) => `Lost ${lock}; campaigning again with a new term.`,
   stoppedAfterLoss: (lock: string) => `Lost ${lock}; not campaigning again (onLost: 'stop').`,
   released: (identity: string, lock: string) =>
-    `Candidate "${identity}" released ${lock}; another candidate can take it at once.`,
+    `Candidate "${identity}" released ${lock} (holder cleared): a follower that watches it takes ` +
+    'it as soon as it sees the change, one that polls at its next retry.',
   releaseSkipped: (lock: string, holder: string) =>
     `Not releasing ${lock}: it is held by ${holder ? quoted(holder) : '(nobody)'}.`,
   releaseFailed: (lock: string, error: unknown) =>

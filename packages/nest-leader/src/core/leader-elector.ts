@@ -34,6 +34,7 @@ import {
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
+import { followerMessages } from './follower.messages.js';
 import { LockWatchSession } from './lock-watch-session.js';
 import { RateLimitedLogger } from './rate-limited-logger.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';
@@ -151,6 +152,8 @@ export class LeaderElector {
   private observed: Observation | undefined;
   /** Highest valid leaseTransitions seen in any record (read or written); a recreated Lease continues it. */
   private highestTransitions: number | undefined;
+  /** `<holder> <transitions>` of the last holder we said we wait for (unprovable liveness). */
+  private waitReported: string | undefined;
   /** Set while the Lease is missing and we wait out the last holder's lease (logged once). */
   private missingReported = false;
   /** Monotonic time this candidate first found the Lease missing; cleared once it exists again. */
@@ -379,6 +382,7 @@ export class LeaderElector {
       holder !== undefined &&
       holder !== '' &&
       holder !== this.identity &&
+      this.observed?.holderLiveness?.state !== 'gone' &&
       !this.observedExpired()
     );
   }
@@ -639,7 +643,7 @@ export class LeaderElector {
         !this.sharedIdentitySuspected &&
         record.leaseTransitions === this.ownTransitions;
       const heldByOther = record.holderIdentity !== '' && !ours;
-      if (heldByOther && !this.observedExpired()) {
+      if (heldByOther && !this.observedExpired() && !this.holderProvenGone(current)) {
         if (record.holderIdentity === this.identity && renewedSinceLastRead) {
           this.suspectNamesake();
         }
@@ -676,6 +680,30 @@ export class LeaderElector {
       return record;
     }
     return text === undefined ? record : { ...record, scheduleLedger: text };
+  }
+
+  /**
+   * True when the lock proves the holder's process gone (a `FileLock` on the holder's host:
+   * see `HolderLiveness`): the record may be taken at once, since no process can renew it any
+   * more. When the lock can check holders but not this one (`unknown`), says once per holder
+   * and term whom it waits for and until when (by this candidate's observation).
+   */
+  private holderProvenGone(current: VersionedLeaseRecord): boolean {
+    const liveness = current.holderLiveness;
+    const { holderIdentity, leaseTransitions } = current.record;
+    if (liveness?.state === 'gone') {
+      this.logger.info(followerMessages.holderGone(this.lock.description, holderIdentity, liveness.proof));
+      return true;
+    }
+    const key = `${holderIdentity} ${leaseTransitions}`;
+    if (liveness?.state === 'unknown' && this.waitReported !== key) {
+      this.waitReported = key;
+      const until = new Date(this.clock.wallNow().getTime() + this.msUntilObservedExpiry());
+      this.logger.info(
+        followerMessages.waitingForHolder(this.lock.description, holderIdentity, until, liveness.reason),
+      );
+    }
+    return false;
   }
 
   /** Another live process writes the Lease under our identity: warn once, and keep off it. */
@@ -813,6 +841,7 @@ export class LeaderElector {
       record: copyLeaseRecord(current.record),
       version: current.version,
       observedAtMs: changed ? this.clock.nowMs() : previous.observedAtMs,
+      holderLiveness: current.holderLiveness,
     };
     const transitions = validTransitions(current.record.leaseTransitions);
     this.highestTransitions = Math.max(this.highestTransitions ?? 0, transitions);

@@ -52,7 +52,8 @@ export class LockWatchSession {
           if (signal.aborted) return;
           this.suspect = false;
           this.handlers.onRecord(current);
-          if (!current || current.record.holderIdentity === '') this.wake?.();
+          const free = !current || current.record.holderIdentity === '';
+          if (free || current.holderLiveness?.state === 'gone') this.wake?.();
         },
         onConnected: () => {
           if (signal.aborted) return;
