@@ -387,7 +387,7 @@ export const lockSelectionMessages = {
   autoSummary:
     'a Kubernetes Lease when any Kubernetes configuration exists (kubeConfig option, ' +
     'KUBECONFIG, in-cluster ServiceAccount token or KUBERNETES_SERVICE_HOST, ~/.kube/config), ' +
-    'a file lock only when none does',
+    'a file lock only when none does (a memory lock under Jest or Vitest)',
   kubernetesSummary: 'a coordination.k8s.io/v1 Lease; fails at startup without a configuration',
   configmapSummary:
     "client-go's historical record in a ConfigMap annotation (legacy fleets); fails at startup " +

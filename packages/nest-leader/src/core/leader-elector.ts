@@ -692,7 +692,9 @@ export class LeaderElector {
     const liveness = current.holderLiveness;
     const { holderIdentity, leaseTransitions } = current.record;
     if (liveness?.state === 'gone') {
-      this.logger.info(followerMessages.holderGone(this.lock.description, holderIdentity, liveness.proof));
+      this.logger.info(
+        followerMessages.holderGone(this.lock.description, holderIdentity, liveness.proof),
+      );
       return true;
     }
     const key = `${holderIdentity} ${leaseTransitions}`;
@@ -700,7 +702,12 @@ export class LeaderElector {
       this.waitReported = key;
       const until = new Date(this.clock.wallNow().getTime() + this.msUntilObservedExpiry());
       this.logger.info(
-        followerMessages.waitingForHolder(this.lock.description, holderIdentity, until, liveness.reason),
+        followerMessages.waitingForHolder(
+          this.lock.description,
+          holderIdentity,
+          until,
+          liveness.reason,
+        ),
       );
     }
     return false;

@@ -7,11 +7,7 @@ import { acquireFileMutex } from './file-mutex.js';
 import { type FileLockRead, watchFileLock } from './file-lock.watcher.js';
 import { checkHolderProcess, type HolderProcess, thisHolderProcess } from './holder-process.js';
 import { validateLeaseName } from '../kubernetes/names.js';
-import {
-  type LeaseRecord,
-  parseLeaseRecord,
-  type VersionedLeaseRecord,
-} from './resource-lock.js';
+import { type LeaseRecord, parseLeaseRecord, type VersionedLeaseRecord } from './resource-lock.js';
 import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
 
 /** Options of {@link FileLock}: an explicit file, or a name in a directory. */
