@@ -3,7 +3,8 @@
  * FSEvents/kqueue on macOS; the file itself is replaced by a rename on every write, so its
  * directory is what can be watched), which reports a renewal or a release the moment it is
  * renamed into place. A holder's death changes no file: while the holder's process can be
- * checked (same host and PID namespace, see `holder-process.ts`), its liveness is re-checked
+ * checked (same host and PID namespace, or macOS on the same boot, see `holder-process.ts`),
+ * its liveness is re-checked
  * every {@link HOLDER_CHECK_INTERVAL_MS} from `/proc` — a local read, not a read of the lock —
  * and the record is reported again, with the holder `gone`, as soon as it is.
  */
@@ -21,7 +22,10 @@ const RECONNECT_DELAY_MS = 1_000;
 export interface FileLockRead {
   /** The record as stored, with its holder's liveness; `undefined`: no file (or unparseable). */
   current: VersionedLeaseRecord | undefined;
-  /** Checks the holder's process of this read again (no file read); absent without a holder. */
+  /**
+   * Checks the holder's process of this read again (no file read); absent without a holder or
+   * when the answer cannot change from here (another host, no proof).
+   */
   recheckHolder?: () => HolderLiveness;
 }
 
@@ -89,9 +93,10 @@ export function watchFileLock(
     clearTimeout(holderTimer);
     const recheck = latest?.recheckHolder;
     if (signal.aborted || !watcher || !recheck) return;
-    if (latest?.current?.holderLiveness?.state !== 'alive') return;
+    const state = latest?.current?.holderLiveness?.state;
+    if (state === undefined || state === 'gone') return;
     holderTimer = setTimeout(() => {
-      if (recheck().state === 'alive') scheduleHolderCheck();
+      if (recheck().state === state) scheduleHolderCheck();
       else void refresh();
     }, HOLDER_CHECK_INTERVAL_MS);
     holderTimer.unref();

@@ -5,7 +5,12 @@ import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.j
 import { defaultFileLockDirectory } from './file-lock-directory.js';
 import { acquireFileMutex } from './file-mutex.js';
 import { type FileLockRead, watchFileLock } from './file-lock.watcher.js';
-import { checkHolderProcess, type HolderProcess, thisHolderProcess } from './holder-process.js';
+import {
+  checkHolderProcess,
+  type HolderProcess,
+  isCheckableHere,
+  thisHolderProcess,
+} from './holder-process.js';
 import { validateLeaseName } from '../kubernetes/names.js';
 import { type LeaseRecord, parseLeaseRecord, type VersionedLeaseRecord } from './resource-lock.js';
 import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
@@ -146,8 +151,13 @@ export class FileLock implements WatchableLock {
     const file = await this.readFile();
     const current = fromLeaseFile(file);
     if (!current || current.record.holderIdentity === '') return { current };
-    const recheckHolder = () => checkHolderProcess(file?.holderProcess);
-    return { current: { ...current, holderLiveness: recheckHolder() }, recheckHolder };
+    const holder = file?.holderProcess;
+    const holderLiveness = checkHolderProcess(holder);
+    if (!isCheckableHere(holder)) return { current: { ...current, holderLiveness } };
+    return {
+      current: { ...current, holderLiveness },
+      recheckHolder: () => checkHolderProcess(holder),
+    };
   }
 
   private async readFile(): Promise<LeaseFile | undefined> {

@@ -90,6 +90,23 @@ export function checkHolderProcess(
   return { state: 'unknown', reason: messages.noMechanism(process.platform) };
 }
 
+/**
+ * Whether {@link checkHolderProcess} looks at `holder`'s PID from here (same host, boot and PID
+ * namespace, or macOS on the same boot), so its answer can change while the holder dies: worth
+ * checking again. False when the answer is `unknown` for good (another host, no proof, …).
+ */
+export function isCheckableHere(
+  holder: unknown,
+  observer: HolderProcess = thisHolderProcess(),
+): boolean {
+  if (!isHolderProcess(holder) || holder.hostname !== observer.hostname) return false;
+  if (!observer.bootId || holder.bootId !== observer.bootId) return false;
+  if (observer.pidNamespace !== undefined) {
+    return holder.pidNamespace === observer.pidNamespace && holder.startTime !== undefined;
+  }
+  return process.platform === 'darwin' && holder.pidNamespace === undefined;
+}
+
 function isHolderProcess(value: unknown): value is HolderProcess {
   const holder = value as Partial<HolderProcess> | null | undefined;
   return (
