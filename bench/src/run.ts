@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { apiLoadBench } from './api-load.bench.js';
 import { compareBench } from './compare.bench.js';
 import { failoverBench } from './failover.bench.js';
+import { fileHandoverBench } from './file-handover.bench.js';
 import { gateHttpBench } from './gate-http.bench.js';
 import { gateBench } from './gate.bench.js';
 import { importCostBench } from './import-cost.bench.js';
@@ -15,6 +16,7 @@ import type { Benchmark, BenchSettings } from './support/benchmark.js';
 
 const BENCHMARKS: readonly Benchmark[] = [
   failoverBench,
+  fileHandoverBench,
   apiLoadBench,
   gateBench,
   gateHttpBench,
@@ -42,7 +44,7 @@ if (values.help) {
       '',
       ...BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
       '',
-      '  --rounds N    failover: handovers per scenario; import-cost, rss: processes per scenario;',
+      '  --rounds N    failover, file-handover: handovers per scenario; import-cost, rss: processes per scenario;',
       '                gate-http: A/B rounds of 2 × 5 s (default 10)',
       '  --seconds N   api-load: steady-state window in seconds (default 60)',
       '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',

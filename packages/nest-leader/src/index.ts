@@ -46,6 +46,7 @@ export {
 } from './core/observed-record.js';
 // Core: locks
 export type {
+  HolderLiveness,
   LeaseRecord,
   LockOperation,
   ResourceLock,

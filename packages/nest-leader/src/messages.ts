@@ -303,7 +303,8 @@ export const electionMessages = {
   recampaign: (lock: string) => `Lost ${lock}; campaigning again with a new term.`,
   stoppedAfterLoss: (lock: string) => `Lost ${lock}; not campaigning again (onLost: 'stop').`,
   released: (identity: string, lock: string) =>
-    `Candidate "${identity}" released ${lock}; another candidate can take it at once.`,
+    `Candidate "${identity}" released ${lock} (holder cleared): a follower that watches it takes ` +
+    'it as soon as it sees the change, one that polls at its next retry.',
   releaseSkipped: (lock: string, holder: string) =>
     `Not releasing ${lock}: it is held by ${holder ? quoted(holder) : '(nobody)'}.`,
   releaseFailed: (lock: string, error: unknown) =>
@@ -386,7 +387,7 @@ export const lockSelectionMessages = {
   autoSummary:
     'a Kubernetes Lease when any Kubernetes configuration exists (kubeConfig option, ' +
     'KUBECONFIG, in-cluster ServiceAccount token or KUBERNETES_SERVICE_HOST, ~/.kube/config), ' +
-    'a file lock only when none does',
+    'a file lock only when none does (a memory lock under Jest or Vitest)',
   kubernetesSummary: 'a coordination.k8s.io/v1 Lease; fails at startup without a configuration',
   configmapSummary:
     "client-go's historical record in a ConfigMap annotation (legacy fleets); fails at startup " +

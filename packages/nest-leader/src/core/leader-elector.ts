@@ -17,6 +17,7 @@ import {
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
+import { followerMessages } from './follower.messages.js';
 import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
 import { LeaderTermLifetime } from './leader-term.js';
 import { isNotFound, LockFailureReporter } from './lock-failure.reporter.js';
@@ -79,6 +80,8 @@ export class LeaderElector {
   /** The last record seen and when it last changed (client-go's observedRecord/observedTime). */
   private readonly observed: ObservedRecord;
   private current: LeaderTermLifetime | undefined;
+  /** `<holder> <transitions>` of the last holder we said we wait for (unprovable liveness). */
+  private waitReported: string | undefined;
   /** Set when another process renewed our Lease under our identity; cleared on acquiring. */
   private sharedIdentitySuspected = false;
   /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
@@ -425,7 +428,7 @@ export class LeaderElector {
         !this.sharedIdentitySuspected &&
         record.leaseTransitions === this.ownTransitions;
       const heldByOther = record.holderIdentity !== '' && !ours;
-      if (heldByOther && !this.observed.expired()) {
+      if (heldByOther && !this.observed.expired() && !this.holderProvenGone(current)) {
         if (record.holderIdentity === this.identity && renewedSinceLastRead) {
           this.suspectNamesake();
         }
@@ -462,6 +465,37 @@ export class LeaderElector {
       return record;
     }
     return text === undefined ? record : { ...record, scheduleLedger: text };
+  }
+
+  /**
+   * True when the lock proves the holder's process gone (a `FileLock` on the holder's host:
+   * see `HolderLiveness`): the record may be taken at once, since no process can renew it any
+   * more. When the lock can check holders but not this one (`unknown`), says once per holder
+   * and term whom it waits for and until when (by this candidate's observation).
+   */
+  private holderProvenGone(current: VersionedLeaseRecord): boolean {
+    const liveness = current.holderLiveness;
+    const { holderIdentity, leaseTransitions } = current.record;
+    if (liveness?.state === 'gone') {
+      this.logger.info(
+        followerMessages.holderGone(this.lock.description, holderIdentity, liveness.proof),
+      );
+      return true;
+    }
+    const key = `${holderIdentity} ${leaseTransitions}`;
+    if (liveness?.state === 'unknown' && this.waitReported !== key) {
+      this.waitReported = key;
+      const until = new Date(this.clock.wallNow().getTime() + this.observed.msUntilExpiry());
+      this.logger.info(
+        followerMessages.waitingForHolder(
+          this.lock.description,
+          holderIdentity,
+          until,
+          liveness.reason,
+        ),
+      );
+    }
+    return false;
   }
 
   /** Another live process writes the Lease under our identity: warn once, and keep off it. */

@@ -76,7 +76,8 @@ export class LockWatchSession {
           this.suspect = false;
           if (!current) this.deletionSeen = true;
           this.handlers.onRecord(current);
-          if (!current || current.record.holderIdentity === '') this.wake?.();
+          const free = !current || current.record.holderIdentity === '';
+          if (free || current.holderLiveness?.state === 'gone') this.wake?.();
         },
         onConnected: () => {
           if (signal.aborted) return;
@@ -123,6 +124,7 @@ export class LockWatchSession {
       holder !== undefined &&
       holder !== '' &&
       holder !== identity &&
+      observed.holderLiveness?.state !== 'gone' &&
       !observed.expired()
     );
   }

@@ -83,6 +83,11 @@ export class ObservedRecord {
     return this.observed?.version;
   }
 
+  /** What the lock could tell of the holder's process at the last sighting (`FileLock` only). */
+  get holderLiveness(): VersionedLeaseRecord['holderLiveness'] {
+    return this.observed?.holderLiveness;
+  }
+
   /** Monotonic time, ms, the record was last seen to change (client-go's `observedTime`). */
   get observedAtMs(): number | undefined {
     return this.observed?.observedAtMs;
@@ -105,6 +110,7 @@ export class ObservedRecord {
       record: copyLeaseRecord(current.record),
       version: current.version,
       observedAtMs: changed ? this.clock.nowMs() : previous.observedAtMs,
+      holderLiveness: current.holderLiveness,
     };
     const transitions = validTransitions(current.record.leaseTransitions);
     this.highest = Math.max(this.highest ?? 0, transitions);

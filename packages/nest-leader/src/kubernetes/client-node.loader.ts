@@ -8,7 +8,9 @@
 import type * as ClientNode from '@kubernetes/client-node';
 import { LeaderElectionError } from '../errors.js';
 import { lockMessages } from '../messages.js';
+import { isEsmRequireFailure } from '../peers/esm-require-failure.js';
 import { requirePeerDependency, resolvePeerDependency } from '../peers/peer-dependency.loader.js';
+import { clientNodeMessages } from './client-node.messages.js';
 
 /** The `@kubernetes/client-node` module namespace. */
 export type ClientNodeModule = typeof ClientNode;
@@ -17,16 +19,30 @@ let clientNode: ClientNodeModule | undefined;
 
 /**
  * `@kubernetes/client-node`, loaded synchronously on the first call and cached.
- * @throws LeaderElectionError when the peer dependency is not installed.
+ * @throws LeaderElectionError when the peer dependency is not installed ("Install it"), or when
+ *   it is installed but this loader cannot `require()` an ES module (Jest's CommonJS runtime,
+ *   Node < 22.12: see {@link clientNodeLoadError}); `cause` is the loader's error.
  */
 export function loadClientNode(): ClientNodeModule {
   if (clientNode) return clientNode;
   try {
     clientNode = requirePeerDependency('@kubernetes/client-node') as ClientNodeModule;
   } catch (error) {
-    throw new LeaderElectionError(lockMessages.clientNodeMissing(error), { cause: error });
+    throw clientNodeLoadError(error);
   }
   return clientNode;
+}
+
+/**
+ * The error {@link loadClientNode} throws for `cause`, what loading `@kubernetes/client-node`
+ * threw: an ES module that could not be `require()`d (`isEsmRequireFailure`) is explained as
+ * such; anything else reads as a missing package.
+ */
+export function clientNodeLoadError(cause: unknown): LeaderElectionError {
+  const message = isEsmRequireFailure(cause)
+    ? clientNodeMessages.esmOnly(cause)
+    : lockMessages.clientNodeMissing(cause);
+  return new LeaderElectionError(message, { cause });
 }
 
 /**

@@ -4,13 +4,16 @@ import { dirname, resolve } from 'node:path';
 import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
 import { defaultFileLockDirectory } from './file-lock-directory.js';
 import { acquireFileMutex } from './file-mutex.js';
-import { validateLeaseName } from '../kubernetes/names.js';
+import { type FileLockRead, watchFileLock } from './file-lock.watcher.js';
 import {
-  type LeaseRecord,
-  parseLeaseRecord,
-  type ResourceLock,
-  type VersionedLeaseRecord,
-} from './resource-lock.js';
+  checkHolderProcess,
+  type HolderProcess,
+  isCheckableHere,
+  thisHolderProcess,
+} from './holder-process.js';
+import { validateLeaseName } from '../kubernetes/names.js';
+import { type LeaseRecord, parseLeaseRecord, type VersionedLeaseRecord } from './resource-lock.js';
+import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
 
 /** Options of {@link FileLock}: an explicit file, or a name in a directory. */
 export type FileLockOptions =
@@ -45,6 +48,8 @@ interface LeaseFile {
     preferredHolder?: string;
     scheduleLedger?: string;
   };
+  /** Proof of the process that wrote a record naming a holder: the holder itself. */
+  holderProcess?: HolderProcess;
 }
 
 /**
@@ -57,8 +62,18 @@ interface LeaseFile {
  * version stored in the file, and write a temporary file then rename it over the lease
  * file, so readers never see a partial record. Versions are random tokens, so a deleted
  * and re-created file never matches an old version.
+ *
+ * Holder's process: a write naming a holder also stores proof of the writing process (the
+ * holder: hostname, boot id, PID namespace, PID and the PID's start time, see
+ * `holder-process.ts`). {@link get} reports, as `holderLiveness`, whether the OS proves that
+ * process alive or gone from here; the elector takes a record whose holder is `gone` at once
+ * instead of waiting out its lease. From another host or PID namespace, or on an OS without
+ * `/proc`, liveness is `unknown` and only the lease's expiry counts.
+ *
+ * {@link watch} reports every write the moment it is renamed into place (`fs.watch` on the
+ * directory), and a watched holder's death within 250 ms (`HOLDER_CHECK_INTERVAL_MS`).
  */
-export class FileLock implements ResourceLock {
+export class FileLock implements WatchableLock {
   /** `FileLock <path>`. */
   readonly description: string;
   /** Absolute path of the lease file. */
@@ -85,10 +100,22 @@ export class FileLock implements ResourceLock {
     this.description = `FileLock ${this.path}`;
   }
 
-  /** Reads the file without the mutex (writes are atomic renames); `undefined` if absent or unparseable. */
+  /**
+   * Reads the file without the mutex (writes are atomic renames); `undefined` if absent or
+   * unparseable. A record naming a holder comes with `holderLiveness` (see the class).
+   */
   async get(signal?: AbortSignal): Promise<VersionedLeaseRecord | undefined> {
     signal?.throwIfAborted();
-    return this.read();
+    return (await this.readWithHolder()).current;
+  }
+
+  /**
+   * Watches the file until `signal` aborts (see `file-lock.watcher.ts`): every write is
+   * reported as it lands, and a holder whose process can be checked is re-checked every 250 ms,
+   * reported again once it is gone. Never throws.
+   */
+  watch(listener: LockWatchListener, signal: AbortSignal): LockWatch {
+    return watchFileLock({ path: this.path, read: () => this.readWithHolder() }, listener, signal);
   }
 
   /**
@@ -116,6 +143,24 @@ export class FileLock implements ResourceLock {
 
   /** Reads the file; missing or unparseable content reads as no record. */
   private async read(): Promise<VersionedLeaseRecord | undefined> {
+    return fromLeaseFile(await this.readFile());
+  }
+
+  /** {@link read}, with the holder's liveness checked (and a way to check it again). */
+  private async readWithHolder(): Promise<FileLockRead> {
+    const file = await this.readFile();
+    const current = fromLeaseFile(file);
+    if (!current || current.record.holderIdentity === '') return { current };
+    const holder = file?.holderProcess;
+    const holderLiveness = checkHolderProcess(holder);
+    if (!isCheckableHere(holder)) return { current: { ...current, holderLiveness } };
+    return {
+      current: { ...current, holderLiveness },
+      recheckHolder: () => checkHolderProcess(holder),
+    };
+  }
+
+  private async readFile(): Promise<LeaseFile | undefined> {
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
@@ -124,7 +169,7 @@ export class FileLock implements ResourceLock {
       throw error;
     }
     try {
-      return fromLeaseFile(JSON.parse(text) as LeaseFile);
+      return JSON.parse(text) as LeaseFile;
     } catch {
       return undefined;
     }
@@ -182,10 +227,12 @@ function toLeaseFile(record: LeaseRecord, version: string): LeaseFile {
       preferredHolder: record.preferredHolder,
       scheduleLedger: record.scheduleLedger,
     },
+    // The elector writes a record naming a holder only as that holder (acquire, renew).
+    holderProcess: record.holderIdentity === '' ? undefined : thisHolderProcess(),
   };
 }
 
-function fromLeaseFile(file: LeaseFile): VersionedLeaseRecord | undefined {
+function fromLeaseFile(file: LeaseFile | undefined): VersionedLeaseRecord | undefined {
   if (typeof file?.version !== 'string' || typeof file.record !== 'object' || !file.record) {
     return undefined;
   }

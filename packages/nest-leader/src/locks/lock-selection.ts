@@ -6,6 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { lockSelectionMessages } from '../messages.js';
+import { testRunnerMessages } from './lock-selection.messages.js';
 import { FileLock } from './file.lock.js';
 import {
   findKubernetesConfig,
@@ -62,8 +63,8 @@ export interface SelectedLock {
   /** Where the Kubernetes configuration came from (`KUBECONFIG`, `in-cluster`, …), for Leases. */
   source?: string;
   /**
-   * A line to log once at startup: `'auto'` chose a single-host file lock, or `kubeConfig` was
-   * given with a lock that ignores it.
+   * A line to log once at startup: `'auto'` chose a single-host file lock, or a memory lock in a
+   * test runner, or `kubeConfig` was given with a lock that ignores it.
    */
   notice?: string;
 }
@@ -81,7 +82,10 @@ export interface LockKindEntry {
  * - `'auto'`: a Kubernetes Lease whenever any Kubernetes configuration exists — the
  *   `kubeConfig` option, `KUBECONFIG`, in-cluster credentials (a ServiceAccount token or
  *   `KUBERNETES_SERVICE_HOST`), or `~/.kube/config` — and a `FileLock` only when none does.
- *   A configuration that exists but cannot be used is an error, never a fallback.
+ *   A configuration that exists but cannot be used is an error, never a fallback. Without any
+ *   configuration inside a test runner (`JEST_WORKER_ID` or `VITEST` set), a `MemoryLock`
+ *   instead: a test's election is private to its process and never joins the running dev
+ *   server's file lock (`lock: 'file'` opts back in).
  * - `'kubernetes'`: a Lease; a missing configuration is an error too.
  * - `'configmap'`: client-go's historical record in a ConfigMap's annotation (`ConfigMapLock`),
  *   for fleets that still elect on a ConfigMap; found like `'kubernetes'`.
@@ -96,6 +100,11 @@ export const LOCK_KINDS: Readonly<Record<LockKind, LockKindEntry>> = {
       const kubeConfig = kubeConfigOf(options, false);
       if (kubeConfig)
         return kubernetesLock(options, kubeConfig.config, kubeConfig.source, 'kubernetes');
+      const runner = testRunner(options.environment?.env ?? process.env);
+      if (runner) {
+        const lock = new MemoryLock({ name: options.leaseName });
+        return { lock, kind: 'memory', notice: testRunnerMessages.memoryLockChosen(runner) };
+      }
       const lock = new FileLock({ name: options.leaseName });
       return { lock, kind: 'file', notice: lockSelectionMessages.fileLockChosen(lock.description) };
     },
@@ -153,6 +162,16 @@ export function selectLock(options: LockSelectionOptions): SelectedLock {
     lockSelectionMessages.lockRule(Object.keys(LOCK_KINDS)),
     lock,
   );
+}
+
+/**
+ * The test runner this process runs under, by the variables it sets in its workers:
+ * `JEST_WORKER_ID` (Jest), `VITEST` (Vitest); `undefined` outside one.
+ */
+export function testRunner(env: NodeJS.ProcessEnv): 'Jest' | 'Vitest' | undefined {
+  if (env.JEST_WORKER_ID) return 'Jest';
+  if (env.VITEST) return 'Vitest';
+  return undefined;
 }
 
 /** A warning when `kubeConfig` was given with a lock that does not use it. */

@@ -36,11 +36,27 @@ export interface LeaseRecord {
 /** The three requests a lock serves, as client-go's resourcelock verbs. */
 export type LockOperation = 'get' | 'create' | 'update';
 
+/**
+ * What a lock could prove about the holder's process when it read the record (only `FileLock`
+ * can: see its holder-process proof). `gone`: the OS proves the holder's process no longer
+ * runs, so the record may be taken at once; `alive`: it runs; `unknown`: nothing can be proven
+ * from here (`reason` says why), only the lease's expiry can tell.
+ */
+export type HolderLiveness =
+  | { state: 'alive' }
+  | { state: 'gone'; /** What proves it, e.g. `PID 123 no longer exists`. */ proof: string }
+  | { state: 'unknown'; /** Why nothing can be proven. */ reason: string };
+
 /** A record as stored, with the opaque version to pass to {@link ResourceLock.update}. */
 export interface VersionedLeaseRecord {
   record: LeaseRecord;
   /** Opaque version (a Lease's `resourceVersion`); changes with every write. */
   version: string;
+  /**
+   * The holder's process as the lock could check it when reading; absent for locks that cannot
+   * (Leases) and for records without a holder. Not part of the record: never written back.
+   */
+  holderLiveness?: HolderLiveness;
 }
 
 /**

@@ -16,7 +16,8 @@ import type { CatchUpSetting } from './schedule/catch-up.options.js';
  *   option, `KUBECONFIG`, an in-cluster ServiceAccount token or `KUBERNETES_SERVICE_HOST`,
  *   `~/.kube/config`); a configuration that exists but is unusable fails at bootstrap
  *   (`KubeConfigError`). A file in the OS temp directory named after the Lease only when no
- *   configuration exists at all (one host only; logged once).
+ *   configuration exists at all (one host only; logged once) — or, under a test runner
+ *   (`JEST_WORKER_ID` or `VITEST` set), a `MemoryLock` private to the process (logged once).
  * - `'kubernetes'`: a `coordination.k8s.io/v1` Lease; fails at bootstrap if no cluster is configured.
  * - `'configmap'`: a `ConfigMapLock` (client-go's historical record in the annotation
  *   `control-plane.alpha.kubernetes.io/leader` of ConfigMap `leaseName`), to join a fleet that

@@ -36,7 +36,11 @@ describe('FileLock', () => {
     const v2 = await lock.update({ ...record, holderIdentity: 'b' }, v1);
 
     assert.notEqual(v1, v2);
-    assert.deepEqual(await lock.get(), { record: { ...record, holderIdentity: 'b' }, version: v2 });
+    assert.deepEqual(await lock.get(), {
+      record: { ...record, holderIdentity: 'b' },
+      version: v2,
+      holderLiveness: { state: 'alive' }, // written by this (live) process
+    });
   });
 
   test('the schedule ledger text is stored with the record and read back unchanged', async () => {
@@ -45,7 +49,11 @@ describe('FileLock', () => {
 
     const version = await lock.create({ ...record, scheduleLedger: ledger });
 
-    assert.deepEqual(await lock.get(), { record: { ...record, scheduleLedger: ledger }, version });
+    assert.deepEqual(await lock.get(), {
+      record: { ...record, scheduleLedger: ledger },
+      version,
+      holderLiveness: { state: 'alive' },
+    });
     assert.equal(JSON.parse(readFileSync(path, 'utf8')).record.scheduleLedger, ledger);
   });
 

@@ -67,6 +67,34 @@ describe("lock 'auto'", () => {
     assert.match(selected.notice!, /^No Kubernetes cluster configured .*FileLock/);
   });
 
+  for (const [runner, variable, value] of [
+    ['Jest', 'JEST_WORKER_ID', '1'],
+    ['Vitest', 'VITEST', 'true'],
+  ] as const) {
+    test(`under ${runner} (${variable}) with no Kubernetes configuration: a MemoryLock private to the process, and a notice naming lock: 'file'`, () => {
+      environment.env = { [variable]: value };
+
+      const selected = select();
+
+      assert.ok(selected.lock instanceof MemoryLock);
+      assert.equal(selected.kind, 'memory');
+      assert.match(
+        selected.notice!,
+        new RegExp(`running under ${runner}: electing on a memory lock`),
+      );
+      assert.match(selected.notice!, /Set lock: 'file' to share the file lock/);
+    });
+  }
+
+  test('under a test runner with a Kubernetes configuration: still a Lease', () => {
+    environment.env = {
+      JEST_WORKER_ID: '1',
+      KUBECONFIG: write(join(dir, 'kubeconfig'), KUBECONFIG_YAML),
+    };
+
+    assert.ok(select().lock instanceof LeaseLock);
+  });
+
   test('a kubeconfig named by KUBECONFIG: a Lease in the context namespace', () => {
     environment.env.KUBECONFIG = write(join(dir, 'kubeconfig'), KUBECONFIG_YAML);
 
@@ -268,6 +296,15 @@ describe('the lock option', () => {
   test("'file' and 'memory' build their locks", () => {
     assert.ok(select({ lock: 'file' }).lock instanceof FileLock);
     assert.ok(select({ lock: 'memory' }).lock instanceof MemoryLock);
+  });
+
+  test("explicit 'file' keeps its meaning under a test runner", () => {
+    environment.env = { JEST_WORKER_ID: '1', VITEST: 'true' };
+
+    const selected = select({ lock: 'file' });
+
+    assert.ok(selected.lock instanceof FileLock);
+    assert.equal(selected.notice, undefined);
   });
 
   test("kubeConfig given with lock 'file' or 'memory' is reported as ignored", () => {

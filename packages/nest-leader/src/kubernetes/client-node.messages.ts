@@ -1,0 +1,16 @@
+import { inspect } from 'node:util';
+
+/** The texts of `client-node.loader.ts` for a client-node that is installed but cannot be loaded. */
+export const clientNodeMessages = {
+  esmOnly: (error: unknown) =>
+    '@kubernetes/client-node is installed, but it is ESM-only (2.x) and this loader cannot ' +
+    `require() it: ${firstLine(error)}. In Jest tests, elect on lock 'memory' (or leave lock ` +
+    "'auto' without a Kubernetes configuration: it picks the memory lock under Jest), or run " +
+    'Jest with NODE_OPTIONS=--experimental-vm-modules; elsewhere use Node ≥ 22.12, which ' +
+    'require()s ES modules.',
+};
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : inspect(error);
+  return text.split('\n')[0]!.trim();
+}

@@ -1,0 +1,162 @@
+/**
+ * The laptop loop on the file lock, with real OS processes: a leader killed with SIGKILL is
+ * proven gone by the OS and replaced without waiting out its lease; a SIGTERM release reaches
+ * a follower through its watch, not its next poll; a holder whose process cannot be checked
+ * (another PID namespace) is waited for, and the follower says whom it waits for and until when.
+ *
+ * Bounds here are far from the measured figures (those are in bench/: file-lock handover), so a
+ * loaded machine cannot make them flake: "faster than the lease" is asserted against a 15 s
+ * lease, "not by polling" against a 20 s retry period.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import {
+  type FileCandidate,
+  startFileCandidate,
+  waitForEvent,
+  waitUntil,
+} from '../support/file-candidates.js';
+import { monotonicNowMs } from '../support/monotonic-time.js';
+
+const DEFAULT_TIMINGS: [number, number, number] = [15, 10, 2];
+const onLinux = process.platform === 'linux';
+
+let dir: string;
+let path: string;
+const started: FileCandidate[] = [];
+
+function candidate(identity: string, options: Parameters<typeof startFileCandidate>[2] = {}) {
+  const c = startFileCandidate(path, identity, options);
+  started.push(c);
+  return c;
+}
+
+const holderOf = (): { holderIdentity: string; leaseTransitions: number } =>
+  JSON.parse(readFileSync(path, 'utf8')).record;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'nest-leader-holder-gone-'));
+  path = join(dir, 'jobs.lease.json');
+});
+afterEach(() => {
+  for (const c of started.splice(0)) c.child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip: !onLinux }, () => {
+  test(
+    'SIGKILL of the leader: a follower takes over long before the lease expires, naming the proof',
+    { timeout: 30_000 },
+    async () => {
+      const leader = candidate('p1', { timings: DEFAULT_TIMINGS });
+      await waitUntil(() => leader.leading, 10_000);
+      const follower = candidate('p2', { timings: DEFAULT_TIMINGS });
+      await waitForEvent(
+        follower,
+        (e) => /p1/.test(e.message ?? '') && /leads|leader/i.test(e.message ?? ''),
+        10_000,
+      );
+
+      leader.child.kill('SIGKILL');
+      const killedMs = monotonicNowMs();
+      const took = await waitForEvent(follower, (e) => e.event === 'started', 14_000);
+
+      assert.ok(took.monotonicMs - killedMs < 7_500, `took ${took.monotonicMs - killedMs} ms`);
+      const proof = await waitForEvent(follower, (e) => /is gone/.test(e.message ?? ''), 1_000);
+      assert.match(proof.message!, new RegExp(`PID ${leader.child.pid} no longer exists`));
+      assert.equal(holderOf().holderIdentity, 'p2');
+    },
+  );
+
+  test(
+    'a process restarted after SIGKILL of the leader leads without waiting out the lease, with the next term',
+    { timeout: 30_000 },
+    async () => {
+      const leader = candidate('p1', { timings: DEFAULT_TIMINGS });
+      await waitUntil(() => leader.leading, 10_000);
+      const transitions = holderOf().leaseTransitions;
+      leader.child.kill('SIGKILL');
+      await leader.exited;
+
+      const restartedMs = monotonicNowMs();
+      const restarted = candidate('p1-restarted', { timings: DEFAULT_TIMINGS });
+      const took = await waitForEvent(restarted, (e) => e.event === 'started', 14_000);
+
+      assert.ok(
+        took.monotonicMs - restartedMs < 7_500,
+        `took ${took.monotonicMs - restartedMs} ms`,
+      );
+      assert.equal(took.leaseTransitions, transitions + 1);
+    },
+  );
+
+  test(
+    'SIGTERM of the leader: the follower learns of the release from its watch, not its next poll',
+    { timeout: 60_000 },
+    async () => {
+      // A 20 s retry period: a follower that only polled would take 20–24 s.
+      const timings: [number, number, number] = [60, 40, 20];
+      const leader = candidate('p1', { timings });
+      await waitUntil(() => leader.leading, 10_000);
+      const follower = candidate('p2', { timings });
+      await waitForEvent(follower, (e) => /p1/.test(e.message ?? ''), 10_000);
+
+      leader.child.kill('SIGTERM');
+      await leader.exited;
+      const exitedMs = monotonicNowMs();
+      const took = await waitForEvent(follower, (e) => e.event === 'started', 30_000);
+
+      assert.ok(took.monotonicMs - exitedMs < 10_000, `took ${took.monotonicMs - exitedMs} ms`);
+      const released = leader.events.find((e) => /released/.test(e.message ?? ''));
+      assert.match(released!.message!, /a follower that watches it takes it as soon as it sees/);
+    },
+  );
+});
+
+/** Whether this machine lets us start a process in a new PID namespace (root, util-linux). */
+function canUnshare(): boolean {
+  try {
+    execFileSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('FileLock holder in another PID namespace', { skip: !onLinux || !canUnshare() }, () => {
+  test(
+    'is waited for until its lease expires, and the follower says whom it waits for and until when',
+    { timeout: 30_000 },
+    async () => {
+      const timings: [number, number, number] = [4, 3, 1];
+      const leader = candidate('p1', {
+        timings,
+        wrapper: ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child'],
+      });
+      await waitUntil(() => leader.leading, 10_000);
+      const follower = candidate('p2', { timings });
+      const waiting = await waitForEvent(
+        follower,
+        (e) => /Waiting for "p1"/.test(e.message ?? ''),
+        10_000,
+      );
+      assert.match(waiting.message!, /another PID namespace/);
+      assert.match(waiting.message!, /leads until \d{4}-\d\d-\d\dT[\d:.]+Z unless it renews/);
+
+      leader.child.kill('SIGKILL'); // unshare --kill-child takes the candidate with it
+      const killedMs = monotonicNowMs();
+      const took = await waitForEvent(follower, (e) => e.event === 'started', 15_000);
+
+      // Not proven gone: the follower waited out (most of) the 4 s lease.
+      assert.ok(
+        took.monotonicMs - killedMs >= 2_000,
+        `took over after ${took.monotonicMs - killedMs} ms`,
+      );
+      assert.ok(!follower.events.some((e) => /is gone/.test(e.message ?? '')));
+    },
+  );
+});
