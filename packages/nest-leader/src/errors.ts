@@ -1,6 +1,6 @@
 /**
  * Every error class nest-leader throws or reports, in one place, so users can
- * `instanceof`-check them. Messages are built in `messages.ts`.
+ * `instanceof`-check them. Their messages are built in `errors.messages.ts`.
  *
  * Framework-free: imported by every folder (`core/`, `locks/`, `kubernetes/`, …) and the Nest layer.
  */
@@ -21,9 +21,9 @@ import {
   LEASE_RESOURCE,
   type LeaseApiErrorDetails,
   lockConflictMessage,
-  nestMessages,
-  observabilityMessages,
-} from './messages.js';
+  missingPeerMessage,
+  nestErrorMessages,
+} from './errors.messages.js';
 
 /** Base class of every error raised by nest-leader. */
 export class LeaderElectionError extends Error {
@@ -217,7 +217,7 @@ export class LeaderModuleNotImportedError extends LeaderElectionError {
     readonly methodName: string,
     readonly when: 'bootstrap' | 'call' = 'call',
   ) {
-    super(nestMessages.leaderModuleNotImported(className, methodName, when));
+    super(nestErrorMessages.leaderModuleNotImported(className, methodName, when));
   }
 }
 
@@ -240,7 +240,7 @@ export class UnknownElectionError extends LeaderElectionError {
     readonly className?: string,
     readonly methodName?: string,
   ) {
-    super(nestMessages.unknownElection(election, knownElections, className, methodName));
+    super(nestErrorMessages.unknownElection(election, knownElections, className, methodName));
   }
 }
 
@@ -250,7 +250,7 @@ export class DuplicateElectionError extends LeaderElectionError {
 
   /** @param election - the name registered twice */
   constructor(readonly election: string) {
-    super(nestMessages.duplicateElection(election));
+    super(nestErrorMessages.duplicateElection(election));
   }
 }
 
@@ -264,7 +264,7 @@ export class LeaderOnlyBindingConflictError extends LeaderElectionError {
 
   /** @param className - class of the shared object */
   constructor(readonly className: string | undefined) {
-    super(nestMessages.bindingConflict(className));
+    super(nestErrorMessages.bindingConflict(className));
   }
 }
 
@@ -290,7 +290,7 @@ export class MissingPeerDependencyError extends LeaderElectionError {
     readonly feature: string,
     options?: ErrorOptions,
   ) {
-    super(observabilityMessages.missingPeer(packageName, range, feature), options);
+    super(missingPeerMessage(packageName, range, feature), options);
   }
 }
 
@@ -319,6 +319,6 @@ export class LeadershipLostDuringWorkError extends LeaderElectionError {
     readonly className: string | undefined,
     readonly methodName: string,
   ) {
-    super(nestMessages.leadershipLostDuringWork(election, leaseTransitions, className, methodName));
+    super(nestErrorMessages.leadershipLostDuringWork(election, leaseTransitions, className, methodName));
   }
 }

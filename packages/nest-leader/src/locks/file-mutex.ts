@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { lockMessages } from '../messages.js';
+import { lockMessages } from './lock.messages.js';
 
 /** Options of {@link acquireFileMutex}. */
 export interface FileMutexOptions {

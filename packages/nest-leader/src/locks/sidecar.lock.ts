@@ -4,7 +4,7 @@
  * follows its sidecar. Framework-free; uses the global `fetch`.
  */
 import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
-import { lockMessages } from '../messages.js';
+import { lockMessages } from './lock.messages.js';
 import { validateRequestTimeoutMs } from '../kubernetes/request-options.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from './resource-lock.js';
 

@@ -6,7 +6,7 @@ import {
   LEADER_ONLY_SITE_METADATA,
 } from '../leader.constants.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 import { copyMethodMetadata } from './copy-method-metadata.util.js';
 import { leaderMetadata } from './leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only.bindings.js';
