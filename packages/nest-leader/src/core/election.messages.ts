@@ -99,3 +99,43 @@ export const healthMessages = {
   stoppedAfterLoss: (lock: string) =>
     `Lost ${lock} and stopped campaigning (onLost: 'stop'); restart to rejoin the election.`,
 } as const;
+
+/**
+ * Rules of the elector's options, completing "Invalid leader election option "x": … (got y)."
+ * (`leader-elector.options.ts`); numbers arrive formatted (at most 4 decimals).
+ */
+export const electionOptionRules = {
+  positiveSeconds: 'must be a positive finite number of seconds',
+  wholeLeaseDuration:
+    'must be a whole number of seconds (Lease.spec.leaseDurationSeconds is an int32)',
+  minRetryPeriod: (minSeconds: number) =>
+    `must be at least ${minSeconds} seconds (at most 10 requests per second per candidate)`,
+  renewDeadlineBelowLeaseDuration: (leaseDurationSeconds: string) =>
+    `must be less than leaseDurationSeconds (${leaseDurationSeconds}), so a leader ` +
+    'steps down before anyone else may take over',
+  leaseDurationAboveRenewDeadline: (renewDeadlineSeconds: string) =>
+    `must be greater than renewDeadlineSeconds (${renewDeadlineSeconds}), so a ` +
+    'leader steps down before anyone else may take over',
+  renewDeadlineAboveRetries: (jitterFactor: number, minRenewDeadlineSeconds: string) =>
+    `must be greater than ${jitterFactor} × retryPeriodSeconds ` +
+    `(${minRenewDeadlineSeconds}), so the leader can retry a renewal`,
+  retryPeriodBelowRenewDeadline: (
+    renewDeadlineSeconds: string,
+    jitterFactor: number,
+    maxRetryPeriodSeconds: string,
+  ) =>
+    `must be less than renewDeadlineSeconds (${renewDeadlineSeconds}) / ` +
+    `${jitterFactor} = ${maxRetryPeriodSeconds}, so the leader ` +
+    'can retry a renewal',
+  identity: (maxLength: number) =>
+    `must be a non-empty string of at most ${maxLength} characters, unique per process`,
+  printableIdentity:
+    'must be printable: no control characters (newlines, tabs, escapes), no invisible ' +
+    'format characters',
+  lock: 'must be a ResourceLock (LeaseLock, FileLock or MemoryLock)',
+  name: 'must be a non-empty string',
+  observer: 'must be an object implementing ElectionObserver',
+  boolean: 'must be a boolean',
+  onLost: "must be 'recampaign' or 'stop'",
+  scheduleLedger: 'must be a function',
+} as const;

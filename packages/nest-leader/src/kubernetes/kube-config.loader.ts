@@ -12,7 +12,7 @@ import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError, KubeConfigError } from '../errors.js';
 import type { KubeConfigSource } from '../errors.messages.js';
-import { kubeConfigProblems, kubeConfigRules } from './kubernetes.messages.js';
+import { kubeConfigProblems, kubernetesOptionRules } from './kubernetes.messages.js';
 import { loadClientNode } from './client-node.loader.js';
 
 /** Where Kubernetes mounts a pod's ServiceAccount credentials. */
@@ -131,7 +131,7 @@ export function loadKubernetesConfig(found: FoundKubernetesConfig): KubeConfig {
 export function validateKubeConfig(value: unknown, option: string): KubeConfig {
   if (isKubeConfig(value)) return value;
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidLeaderElectionOptionError(option, kubeConfigRules.kubeConfigRule, value);
+    throw new InvalidLeaderElectionOptionError(option, kubernetesOptionRules.kubeConfigRule, value);
   }
   try {
     if (!existsSync(value)) {
@@ -144,7 +144,7 @@ export function validateKubeConfig(value: unknown, option: string): KubeConfig {
     if (!(error instanceof KubeConfigError)) throw error;
     throw new InvalidLeaderElectionOptionError(
       option,
-      kubeConfigRules.kubeConfigFileRule(error.problem),
+      kubernetesOptionRules.kubeConfigFileRule(error.problem),
       value,
     );
   }

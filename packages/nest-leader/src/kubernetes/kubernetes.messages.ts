@@ -54,8 +54,15 @@ export const kubeConfigProblems = {
     'KUBERNETES_SERVICE_PORT is not set (Kubernetes sets both in every pod): pass kubeConfig.',
 } as const;
 
-/** Rules of the kubeConfig option (`kube-config.loader.ts`). */
-export const kubeConfigRules = {
+/** Rules of the Kubernetes options: kubeConfig, names, request timeout. */
+export const kubernetesOptionRules = {
+  leaseName:
+    "must be a DNS-1123 subdomain: at most 253 characters of a-z, 0-9, '-' and '.', " +
+    'starting and ending with a letter or digit',
+  namespace:
+    "must be a DNS-1123 label: at most 63 characters of a-z, 0-9 and '-', " +
+    'starting and ending with a letter or digit',
+  requestTimeoutMs: 'must be a positive number of milliseconds',
   kubeConfigRule:
     'must be a KubeConfig from @kubernetes/client-node (new KubeConfig() + loadFromFile(), ' +
     'loadFromCluster(), …) or the path of a kubeconfig file',
