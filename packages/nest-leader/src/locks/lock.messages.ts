@@ -8,6 +8,9 @@ import { errorText } from '../format.js';
 export const CONFIGMAP_RESOURCE = 'configmaps';
 
 export const lockMessages = {
+  filePathRule: 'must be a non-empty file path',
+  /** The default failure `MemoryLock.failNext` injects: a plain `Error`, as a network failure. */
+  injectedFailure: (operation: string) => `injected ${operation} failure`,
   noCluster: () =>
     'kubeConfig has no current cluster: load one (KubeConfig.loadFromFile/loadFromCluster), ' +
     'pass the path of a kubeconfig file, or use FileLock for a single host.',

@@ -20,6 +20,10 @@ export interface NestStartDetails {
   shutdownGraceMs: number;
 }
 export const nestMessages = {
+  asyncOptionsFactoryMissing: (election: string) =>
+    `LeaderModule.registerElectionAsync({ name: '${election}' }) needs useFactory, useClass or useExisting.`,
+  leaderOnlyTarget: (key: string) =>
+    `@LeaderOnly() applies to methods and classes, not to "${key}".`,
   starting: (d: NestStartDetails) =>
     `Leader election ${d.election === 'default' ? '' : `"${d.election}" `}starting: identity "${d.identity}", lock ${d.kind} (${d.lock})` +
     `${d.namespace ? `, namespace "${d.namespace}"` : ''}, leaseDuration ${d.leaseDurationSeconds}s, ` +
