@@ -1,5 +1,5 @@
 /**
- * Types shared by `errors.ts` and `messages.ts`, kept apart so that neither imports the
+ * Types shared by `errors.ts` and `errors.messages.ts` (and the folders' messages files), kept apart so that neither imports the
  * other's types back (no import cycle). Framework-free.
  */
 
