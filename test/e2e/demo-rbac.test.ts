@@ -21,7 +21,7 @@ import {
   type DemoServiceAccount,
   provisionDemoServiceAccount,
 } from './support/demo-service-account.js';
-import { eventually } from './support/eventually.js';
+import { eventually } from '../support/eventually.js';
 
 const timings = { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
 

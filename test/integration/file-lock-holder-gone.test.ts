@@ -14,11 +14,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { eventually } from '../support/eventually.js';
 import {
   type FileCandidate,
   startFileCandidate,
   waitForEvent,
-  waitUntil,
 } from '../support/file-candidates.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 
@@ -53,7 +53,10 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     { timeout: 30_000 },
     async () => {
       const leader = candidate('p1', { timings: DEFAULT_TIMINGS });
-      await waitUntil(() => leader.leading, 10_000);
+      await eventually(() => assert.ok(leader.leading, 'p1 leads'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const follower = candidate('p2', { timings: DEFAULT_TIMINGS });
       await waitForEvent(
         follower,
@@ -77,7 +80,10 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     { timeout: 30_000 },
     async () => {
       const leader = candidate('p1', { timings: DEFAULT_TIMINGS });
-      await waitUntil(() => leader.leading, 10_000);
+      await eventually(() => assert.ok(leader.leading, 'p1 leads'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const transitions = holderOf().leaseTransitions;
       leader.child.kill('SIGKILL');
       await leader.exited;
@@ -101,7 +107,10 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
       // A 20 s retry period: a follower that only polled would take 20–24 s.
       const timings: [number, number, number] = [60, 40, 20];
       const leader = candidate('p1', { timings });
-      await waitUntil(() => leader.leading, 10_000);
+      await eventually(() => assert.ok(leader.leading, 'p1 leads'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const follower = candidate('p2', { timings });
       await waitForEvent(follower, (e) => /p1/.test(e.message ?? ''), 10_000);
 
@@ -137,7 +146,10 @@ describe('FileLock holder in another PID namespace', { skip: !onLinux || !canUns
         timings,
         wrapper: ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child'],
       });
-      await waitUntil(() => leader.leading, 10_000);
+      await eventually(() => assert.ok(leader.leading, 'p1 leads'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const follower = candidate('p2', { timings });
       const waiting = await waitForEvent(
         follower,

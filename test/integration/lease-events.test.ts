@@ -14,7 +14,8 @@ import {
   uniqueLeaseName,
 } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, grantRules } from '../support/rbac.js';
-import { eventually, observedElector, recordingLogger } from '../support/observed-candidate.js';
+import { eventually } from '../support/eventually.js';
+import { observedElector, recordingLogger } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -62,10 +63,16 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     const alice = observedElector(cluster, leaseName, 'alice', observers.alice);
     const bob = observedElector(cluster, leaseName, 'bob', observers.bob);
     alice.start();
-    await eventually(() => alice.isLeader(), 15_000, 'alice leads');
+    await eventually(() => assert.ok(alice.isLeader(), 'alice leads'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
     bob.start();
     await alice.stop(); // releases: bob takes over
-    await eventually(() => bob.isLeader(), 15_000, 'bob takes over');
+    await eventually(() => assert.ok(bob.isLeader(), 'bob takes over'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
     await bob.stop();
     await Promise.all([observers.alice.flush(), observers.bob.flush()]);
 
@@ -113,10 +120,16 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     const carol = observedElector(cluster, leaseName, 'carol', observer, { releaseOnStop: false });
     carol.start();
     try {
-      await eventually(() => carol.isLeader(), 15_000, 'carol leads');
+      await eventually(() => assert.ok(carol.isLeader(), 'carol leads'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       // RBAC now refuses carol's renewals: she steps down at renewDeadline.
       await grantLeaseAccess(cluster, 'carol', ['get']);
-      await eventually(() => !carol.isLeader(), 15_000, 'carol steps down');
+      await eventually(() => assert.ok(!carol.isLeader(), 'carol steps down'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
     } finally {
       await carol.stop();
       await grantLeaseAccess(cluster, 'carol', ELECTOR_VERBS);
@@ -139,7 +152,10 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     for (let term = 1; term <= 2; term++) {
       const dave = observedElector(cluster, leaseName, 'dave', observer);
       dave.start();
-      await eventually(() => dave.isLeader(), 15_000, `dave leads (term ${term})`);
+      await eventually(() => assert.ok(dave.isLeader(), `dave leads (term ${term})`), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       await dave.stop();
     }
     await observer.flush();

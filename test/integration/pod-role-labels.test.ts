@@ -15,7 +15,8 @@ import {
 } from 'nest-leader';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import { grantLeaseAccess, grantRules } from '../support/rbac.js';
-import { eventually, observedElector, recordingLogger } from '../support/observed-candidate.js';
+import { eventually } from '../support/eventually.js';
+import { observedElector, recordingLogger } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -142,9 +143,12 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     async function expectOnlyLeader(leader: (typeof candidates)[number], when: string) {
       // Every live candidate has seen the new leader (followers read every retryPeriod).
       await eventually(
-        () => live.every((c) => c.elector.leader === leader.pod),
-        15_000,
-        `${when}: everyone sees ${leader.pod}`,
+        () =>
+          assert.ok(
+            live.every((c) => c.elector.leader === leader.pod),
+            `${when}: everyone sees ${leader.pod}`,
+          ),
+        { timeoutMs: 15_000, intervalMs: 20 },
       );
       await flushAll();
       const expected: Record<string, string | undefined> = Object.fromEntries(
@@ -162,14 +166,20 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     let live = candidates;
     try {
       for (const c of candidates) c.elector.start();
-      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader');
+      await eventually(() => assert.ok(leaderOf(live) !== undefined, 'a leader'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       const first = leaderOf(live)!;
       await expectOnlyLeader(first, 'elected');
 
       // Handover 1: the leader shuts down and releases (after its label is flipped).
       await first.elector.stop();
       live = live.filter((c) => c !== first);
-      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader after release');
+      await eventually(() => assert.ok(leaderOf(live) !== undefined, 'a leader after release'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       const second = leaderOf(live)!;
       await expectOnlyLeader(second, 'after release');
 
@@ -178,7 +188,10 @@ describe('pod role labels', { timeout: 120_000 }, () => {
       second.observer.crash();
       await grantLeaseAccess(cluster, second.identity, ['get']);
       live = live.filter((c) => c !== second);
-      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader after the crash');
+      await eventually(() => assert.ok(leaderOf(live) !== undefined, 'a leader after the crash'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       const third = leaderOf(live)!;
       await expectOnlyLeader(third, 'after crash');
     } finally {
@@ -205,7 +218,10 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     });
     dave.start();
     try {
-      await eventually(() => dave.isLeader(), 15_000, 'dave leads');
+      await eventually(() => assert.ok(dave.isLeader(), 'dave leads'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
     } finally {
       await dave.stop();
     }

@@ -108,12 +108,3 @@ export async function waitForEvent(
     await sleep(10);
   }
 }
-
-/** Resolves once `condition` holds; throws after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}

@@ -58,16 +58,3 @@ export function observedElector(
     callbacks: { onStoppedLeading: options.onStoppedLeading },
   });
 }
-
-/** Resolves once `predicate()` holds, polling every 20 ms; rejects after `timeoutMs`. */
-export async function eventually(
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
