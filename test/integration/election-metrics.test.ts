@@ -12,6 +12,7 @@ import {
   LeaseLock,
   PrometheusElectionObserver,
 } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { Registry } from 'prom-client';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import {
@@ -22,7 +23,6 @@ import {
 } from '../support/cluster.js';
 import { grantLeaseAccess } from '../support/rbac.js';
 import { eventually } from '../support/eventually.js';
-import { recordingLogger } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -47,7 +47,7 @@ function replica(identity: string, leaseName: string, releaseOnStop: boolean): R
     identity,
     ...FAST_TIMINGS,
     releaseOnStop,
-    logger: recordingLogger([]),
+    logger: new RecordingLogger(),
     observer: new PrometheusElectionObserver({ registry }),
   });
   return { identity, leaseName, registry, elector };

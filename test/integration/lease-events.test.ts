@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { CoreV1Api, type EventsV1Event, EventsV1Api } from '@kubernetes/client-node';
 import { LeaseEventsObserver } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import {
   coordinationApi,
   getTestCluster,
@@ -15,19 +16,19 @@ import {
 } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, grantRules } from '../support/rbac.js';
 import { eventually } from '../support/eventually.js';
-import { observedElector, recordingLogger } from '../support/observed-candidate.js';
+import { observedElector } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
 const admin = kubeConfigFor(cluster);
 const EVENTS_RULE = { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] };
 
-function eventsObserver(identity: string, leaseName: string, logs: string[] = []) {
+function eventsObserver(identity: string, leaseName: string, logger = new RecordingLogger()) {
   return new LeaseEventsObserver({
     kubeConfig: kubeConfigFor(cluster, identity),
     namespace,
     leaseName,
-    logger: recordingLogger(logs),
+    logger,
   });
 }
 
@@ -55,10 +56,10 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
 
   test('"<identity> became leader" and "… stopped leading" on the Lease, as kubectl describe finds them', async () => {
     const leaseName = uniqueLeaseName('events');
-    const logs: string[] = [];
+    const logger = new RecordingLogger();
     const observers = {
-      alice: eventsObserver('alice', leaseName, logs),
-      bob: eventsObserver('bob', leaseName, logs),
+      alice: eventsObserver('alice', leaseName, logger),
+      bob: eventsObserver('bob', leaseName, logger),
     };
     const alice = observedElector(cluster, leaseName, 'alice', observers.alice);
     const bob = observedElector(cluster, leaseName, 'bob', observers.bob);
@@ -86,7 +87,7 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
         'bob: Normal BecameLeader "bob became leader"',
         'bob: Normal StoppedLeading "bob stopped leading: stopped (the elector was stopped)"',
       ],
-      logs.join('\n'),
+      JSON.stringify(logger.lines),
     );
     for (const event of events) {
       assert.equal(event.reason, 'LeaderElection');
@@ -147,8 +148,8 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
 
   test('without RBAC for Events: one clear warning, and the election goes on', async () => {
     const leaseName = uniqueLeaseName('events-forbidden');
-    const observerLogs: string[] = [];
-    const observer = eventsObserver('dave', leaseName, observerLogs);
+    const observerLogger = new RecordingLogger();
+    const observer = eventsObserver('dave', leaseName, observerLogger);
     for (let term = 1; term <= 2; term++) {
       const dave = observedElector(cluster, leaseName, 'dave', observer);
       dave.start();
@@ -165,8 +166,8 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     });
     assert.equal(lease.spec?.leaseTransitions, 1, 'dave acquired twice (0, then 1) and released');
     assert.equal(lease.spec?.holderIdentity, '');
-    const warnings = observerLogs.filter((l) => l.startsWith('WARN'));
-    assert.equal(warnings.length, 1, observerLogs.join('\n'));
+    const warnings = observerLogger.messages('warn');
+    assert.equal(warnings.length, 1, JSON.stringify(observerLogger.lines));
     assert.match(
       warnings[0]!,
       /Could not record a Kubernetes Event on Lease .*: Cannot create events\.events\.k8s\.io .*forbidden \(HTTP 403\)/,
@@ -176,7 +177,7 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
       /grant the pod's ServiceAccount the verb create on events\.events\.k8s\.io/,
     );
     assert.match(warnings[0]!, /Leader election is unaffected/);
-    assert.equal(observerLogs.filter((l) => l.startsWith('DEBUG')).length, 3, 'the other 3 Events');
+    assert.equal(observerLogger.messages('debug').length, 3, 'the other 3 Events');
     assert.deepEqual(await eventsOn(leaseName), []);
   });
 });

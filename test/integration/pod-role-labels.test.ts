@@ -13,10 +13,11 @@ import {
   PodRoleLabelObserver,
   DEFAULT_ROLE_LABEL_KEY as ROLE,
 } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import { grantLeaseAccess, grantRules } from '../support/rbac.js';
 import { eventually } from '../support/eventually.js';
-import { observedElector, recordingLogger } from '../support/observed-candidate.js';
+import { observedElector } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -206,12 +207,12 @@ describe('pod role labels', { timeout: 120_000 }, () => {
   });
 
   test('without RBAC patch on pods: one warning naming the fix, and the election goes on', async () => {
-    const logs: string[] = [];
+    const logger = new RecordingLogger();
     const labels = new PodRoleLabelObserver({
       kubeConfig: kubeConfigFor(cluster, 'dave'),
       podName: podName('dave'),
       namespace,
-      logger: recordingLogger(logs),
+      logger,
     });
     const dave = observedElector(cluster, uniqueLeaseName('role-labels-rbac'), 'dave', labels, {
       identity: podName('dave'),
@@ -226,8 +227,8 @@ describe('pod role labels', { timeout: 120_000 }, () => {
       await dave.stop();
     }
     await labels.flush();
-    const warnings = logs.filter((l) => l.startsWith('WARN'));
-    assert.equal(warnings.length, 1, logs.join('\n'));
+    const warnings = logger.messages('warn');
+    assert.equal(warnings.length, 1, JSON.stringify(logger.lines));
     assert.match(
       warnings[0]!,
       /Could not set the pod role label nest-leader\/role=standby: Cannot patch pods ".*-dave" .*forbidden \(HTTP 403\)/,

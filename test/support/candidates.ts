@@ -2,13 +2,8 @@
  * Several LeaderElectors on one real Lease, each with its own credentials, plus what the tests
  * and benchmarks observe of them: who started leading when, what they logged.
  */
-import {
-  LeaderElector,
-  LeaseLock,
-  type ElectionLogger,
-  type LeaderElectionTimings,
-  type LeaderTerm,
-} from 'nest-leader';
+import { LeaderElector, LeaseLock, type LeaderElectionTimings, type LeaderTerm } from 'nest-leader';
+import { type RecordedLogLine, RecordingLogger } from 'nest-leader/testing';
 import type { ClusterInfo } from './control-plane.js';
 import { kubeConfigFor } from './cluster.js';
 
@@ -31,7 +26,7 @@ export interface LeadershipRecord {
 export interface Candidate {
   identity: string;
   elector: LeaderElector;
-  logs: { level: keyof ElectionLogger; message: string }[];
+  logs: RecordedLogLine[];
 }
 
 export interface CandidateOptions {
@@ -53,13 +48,8 @@ export function makeCandidates(
   options: CandidateOptions = {},
 ): Candidate[] {
   return identities.map((identity) => {
-    const logs: Candidate['logs'] = [];
-    const logger: ElectionLogger = {
-      debug: (message) => logs.push({ level: 'debug', message }),
-      info: (message) => logs.push({ level: 'info', message }),
-      warn: (message) => logs.push({ level: 'warn', message }),
-      error: (message) => logs.push({ level: 'error', message }),
-    };
+    const logger = new RecordingLogger();
+    const logs = logger.lines;
     const note = (event: LeadershipRecord['event'], term: LeaderTerm): void => {
       history.push({
         identity,
