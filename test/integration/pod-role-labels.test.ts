@@ -16,7 +16,7 @@ import {
 import { RecordingLogger } from 'nest-leader/testing';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import { grantLeaseAccess, grantRules } from '../support/rbac.js';
-import { eventually } from '../support/eventually.js';
+import { eventually, found } from '../support/eventually.js';
 import { observedElector } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
@@ -167,21 +167,19 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     let live = candidates;
     try {
       for (const c of candidates) c.elector.start();
-      await eventually(() => assert.ok(leaderOf(live) !== undefined, 'a leader'), {
+      const first = await eventually(() => found(leaderOf(live), 'a leader'), {
         timeoutMs: 15_000,
         intervalMs: 20,
       });
-      const first = leaderOf(live)!;
       await expectOnlyLeader(first, 'elected');
 
       // Handover 1: the leader shuts down and releases (after its label is flipped).
       await first.elector.stop();
       live = live.filter((c) => c !== first);
-      await eventually(() => assert.ok(leaderOf(live) !== undefined, 'a leader after release'), {
+      const second = await eventually(() => found(leaderOf(live), 'a leader after release'), {
         timeoutMs: 15_000,
         intervalMs: 20,
       });
-      const second = leaderOf(live)!;
       await expectOnlyLeader(second, 'after release');
 
       // Handover 2: the leader's process is lost — no more label writes, and RBAC now refuses
@@ -189,11 +187,10 @@ describe('pod role labels', { timeout: 120_000 }, () => {
       second.observer.crash();
       await grantLeaseAccess(cluster, second.identity, ['get']);
       live = live.filter((c) => c !== second);
-      await eventually(() => assert.ok(leaderOf(live) !== undefined, 'a leader after the crash'), {
+      const third = await eventually(() => found(leaderOf(live), 'a leader after the crash'), {
         timeoutMs: 15_000,
         intervalMs: 20,
       });
-      const third = leaderOf(live)!;
       await expectOnlyLeader(third, 'after crash');
     } finally {
       sampling = false;
