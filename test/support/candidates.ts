@@ -6,6 +6,7 @@ import { LeaderElector, LeaseLock, type LeaderElectionTimings, type LeaderTerm }
 import { type RecordedLogLine, RecordingLogger } from 'nest-leader/testing';
 import type { ClusterInfo } from './control-plane.js';
 import { kubeConfigFor } from './cluster.js';
+import { eventually, found } from './eventually.js';
 
 /** Short timings for tests: leaseDuration 4 s, renewDeadline 3 s, retryPeriod 1 s. */
 export const FAST_TIMINGS: LeaderElectionTimings = {
@@ -84,15 +85,14 @@ export async function waitForLeader(
   timeoutMs: number,
   exclude?: Candidate,
 ): Promise<Candidate> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const leader = candidates.find((c) => c !== exclude && c.elector.isLeader());
-    if (leader) return leader;
-    if (performance.now() > deadline) {
-      throw new Error(`no leader among ${candidates.map((c) => c.identity)} after ${timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return eventually(
+    () =>
+      found(
+        candidates.find((c) => c !== exclude && c.elector.isLeader()),
+        () => `no leader among ${candidates.map((c) => c.identity)} after ${timeoutMs} ms`,
+      ),
+    { timeoutMs, intervalMs: 10 },
+  );
 }
 
 /**

@@ -24,9 +24,10 @@ export async function eventually<T>(
 /**
  * `value`, asserted present: the check for {@link eventually} that waits for something to be
  * found (`eventually(() => found(events.find(…), 'a takeover'), …)` resolves to the event).
+ * `what` may be a function, for a message that is costly to build (called only on failure).
  * @throws an `AssertionError` with message `what` while `value` is `undefined`.
  */
-export function found<T>(value: T | undefined, what: string): T {
-  assert.ok(value !== undefined, what);
+export function found<T>(value: T | undefined, what: string | (() => string)): T {
+  if (value === undefined) assert.fail(typeof what === 'string' ? what : what());
   return value;
 }
