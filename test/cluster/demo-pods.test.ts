@@ -21,7 +21,7 @@ import type {
   V1PodList,
 } from '@kubernetes/client-node';
 import { checkLeaderTerms, type LeaderWorkEvent } from '@nest-leader/demo/demo-events';
-import { eventually } from '../e2e/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import { REPO_ROOT as repoRoot } from '@nest-leader/demo/launcher/control-plane-process';
 import {
   killContainer,

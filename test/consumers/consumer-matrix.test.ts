@@ -13,7 +13,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { FLAVORS, type Flavor } from './consumer-apps.js';
-import { role, startReplica, waitUntil, type Replica } from './consumer-replicas.js';
+import { eventually } from '../support/eventually.js';
+import { role, startReplica, type Replica } from './consumer-replicas.js';
 import {
   NODE22_VERSION,
   freshRoot,
@@ -111,13 +112,15 @@ async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
   try {
     replicas.push(await startReplica(node, app, env), await startReplica(node, app, env));
     let roles = await Promise.all(replicas.map(role));
-    await waitUntil(
-      `${name}: one leader`,
+    await eventually(
       async () => {
         roles = await Promise.all(replicas.map(role));
-        return roles.some((r) => r.leader);
+        assert.ok(
+          roles.some((r) => r.leader),
+          `${name}: one leader`,
+        );
       },
-      15_000,
+      { timeoutMs: 15_000, intervalMs: 25 },
     );
     // Exactly one leads, and stays the only one.
     for (let i = 0; i < 5; i++) {
@@ -139,16 +142,23 @@ async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
     assert.deepEqual(await onLeader.json(), { identity: leaderIdentity });
 
     // @Interval + @LeaderOnly: ticks on the leader only.
-    await waitUntil(`${name}: leader ticks`, async () => (await role(leader)).ticks > 0, 5_000);
+    await eventually(
+      async () => assert.ok((await role(leader)).ticks > 0, `${name}: leader ticks`),
+      {
+        timeoutMs: 5_000,
+        intervalMs: 25,
+      },
+    );
     assert.equal((await role(follower)).ticks, 0, `${name}: the follower ran leader-only ticks`);
 
     // SIGTERM to the leader: Nest's shutdown hooks drain and release; the follower takes over.
     leader.child.kill('SIGTERM');
-    const handoverMs = await waitUntil(
-      `${name}: handover after SIGTERM`,
-      async () => (await role(follower)).leader,
-      HANDOVER_BOUND_MS + 3_000,
+    const signalledAtMs = performance.now();
+    await eventually(
+      async () => assert.ok((await role(follower)).leader, `${name}: handover after SIGTERM`),
+      { timeoutMs: HANDOVER_BOUND_MS + 3_000, intervalMs: 25 },
     );
+    const handoverMs = performance.now() - signalledAtMs;
     progress(`${name}: SIGTERM handover ${handoverMs.toFixed(0)} ms`);
     assert.ok(handoverMs < HANDOVER_BOUND_MS, `${name}: handover took ${handoverMs} ms`);
     const exit = await leader.exited;

@@ -4,7 +4,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Replica {
   child: ChildProcess;
@@ -57,19 +56,4 @@ export async function startReplica(
 export async function role(replica: Replica): Promise<Role> {
   const response = await fetch(`${replica.url}/role`, { signal: AbortSignal.timeout(5_000) });
   return (await response.json()) as Role;
-}
-
-/** Polls until `condition` holds; the elapsed milliseconds, or throws after `timeoutMs`. */
-export async function waitUntil(
-  what: string,
-  condition: () => Promise<boolean>,
-  timeoutMs: number,
-  intervalMs = 25,
-): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < timeoutMs) {
-    if (await condition().catch(() => false)) return performance.now() - started;
-    await sleep(intervalMs);
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms`);
 }

@@ -9,35 +9,16 @@ import { after, describe, it } from 'node:test';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { readLease } from '@nest-leader/demo/launcher/kube-access';
 import { withTimeout } from '@nest-leader/demo/launcher/replica-fleet';
-import {
-  type ElectionLogger,
-  LeaderElector,
-  type LeaderTerm,
-  LeaseApiError,
-  LeaseLock,
-} from 'nest-leader';
+import { LeaderElector, type LeaderTerm, LeaseApiError, LeaseLock } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import {
   type DemoServiceAccount,
   provisionDemoServiceAccount,
 } from './support/demo-service-account.js';
-import { eventually } from './support/eventually.js';
+import { eventually } from '../support/eventually.js';
 
 const timings = { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
-
-/** An ElectionLogger that keeps what it is told. */
-function recordingLogger(): ElectionLogger & { errors: string[]; warnings: string[] } {
-  const errors: string[] = [];
-  const warnings: string[] = [];
-  return {
-    errors,
-    warnings,
-    debug() {},
-    info() {},
-    warn: (message) => warnings.push(message),
-    error: (message) => errors.push(message),
-  };
-}
 
 describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () => {
   const cluster = getTestCluster();
@@ -65,7 +46,7 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     track(serviceAccount, leaseName);
     assert.deepEqual(serviceAccount.verbs, ['create', 'get', 'update', 'watch']);
 
-    const logger = recordingLogger();
+    const logger = new RecordingLogger();
     let onStartedLeading!: (term: LeaderTerm) => void;
     const started = new Promise<LeaderTerm>((resolve) => (onStartedLeading = resolve));
     const elector = new LeaderElector({
@@ -101,8 +82,12 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
       '',
       'released',
     );
-    assert.deepEqual(logger.errors, []);
-    assert.deepEqual(logger.warnings, [], 'no "Cannot watch" fallback: the Role allows watch');
+    assert.deepEqual(logger.messages('error'), []);
+    assert.deepEqual(
+      logger.messages('warn'),
+      [],
+      'no "Cannot watch" fallback: the Role allows watch',
+    );
 
     // resourceNames confine the Role to this Lease.
     const other = new LeaseLock({
@@ -171,7 +156,7 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     );
 
     // The elector: never leads, logs that error as a configuration problem.
-    const logger = recordingLogger();
+    const logger = new RecordingLogger();
     let led = false;
     const elector = new LeaderElector({
       lock,
@@ -184,12 +169,12 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     elector.start();
     const logged = await eventually(
       () => {
-        const line = logger.errors.find((m) =>
-          m.includes('Cannot update leases.coordination.k8s.io'),
-        );
+        const line = logger
+          .messages('error')
+          .find((m) => m.includes('Cannot update leases.coordination.k8s.io'));
         assert.ok(
           line,
-          `an error naming the update verb; errors so far: ${JSON.stringify(logger.errors)}`,
+          `an error naming the update verb; errors so far: ${JSON.stringify(logger.messages('error'))}`,
         );
         return line;
       },

@@ -13,6 +13,7 @@ import { SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
+import { eventually, found } from '../support/eventually.js';
 import {
   buildClientGoCandidate,
   CandidateProcess,
@@ -259,14 +260,13 @@ async function currentLeader(
   timeoutMs: number,
   sinceMs = 0,
 ): Promise<CandidateProcess> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const leader = processes.find((p) => {
+  const leader = () =>
+    processes.find((p) => {
       const last = p.events.filter((e) => e.event === 'started' || e.event === 'stopped').at(-1);
       return last?.event === 'started' && last.monotonicMs > sinceMs;
     });
-    if (leader) return leader;
-    if (performance.now() > deadline) throw new Error(`no new leader within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return eventually(() => found(leader(), `no new leader within ${timeoutMs} ms`), {
+    timeoutMs,
+    intervalMs: 20,
+  });
 }

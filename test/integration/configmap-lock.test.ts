@@ -17,7 +17,7 @@ import {
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { grantConfigMapAccess, revokeConfigMapAccess } from '../support/rbac.js';
-import { eventually } from '../e2e/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;

@@ -12,6 +12,7 @@ import {
   LeaseLock,
   PrometheusElectionObserver,
 } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { Registry } from 'prom-client';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import {
@@ -21,7 +22,7 @@ import {
   uniqueLeaseName,
 } from '../support/cluster.js';
 import { grantLeaseAccess } from '../support/rbac.js';
-import { eventually, recordingLogger } from '../support/observed-candidate.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -46,7 +47,7 @@ function replica(identity: string, leaseName: string, releaseOnStop: boolean): R
     identity,
     ...FAST_TIMINGS,
     releaseOnStop,
-    logger: recordingLogger([]),
+    logger: new RecordingLogger(),
     observer: new PrometheusElectionObserver({ registry }),
   });
   return { identity, leaseName, registry, elector };
@@ -91,13 +92,19 @@ describe('election metrics on the real API server', { timeout: 120_000 }, () => 
     try {
       // Acquire: alice creates the Lease and leads; bob and carol follow.
       alice.elector.start();
-      await eventually(() => alice.elector.isLeader(), 15_000, 'alice leads');
+      await eventually(() => assert.ok(alice.elector.isLeader(), 'alice leads'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       bob.elector.start();
       carol.elector.start();
       await eventually(
-        () => bob.elector.leader === 'alice' && carol.elector.leader === 'alice',
-        15_000,
-        'followers see alice',
+        () =>
+          assert.ok(
+            bob.elector.leader === 'alice' && carol.elector.leader === 'alice',
+            'followers see alice',
+          ),
+        { timeoutMs: 15_000, intervalMs: 20 },
       );
       assert.equal(await scrape(alice, M.masterStatus), 1);
       assert.equal(await scrape(bob, M.masterStatus), 0);
@@ -129,15 +136,17 @@ describe('election metrics on the real API server', { timeout: 120_000 }, () => 
       assert.equal(await scrape(alice, M.termsEnded, { reason: 'stopped' }), 1);
       assert.equal(await scrape(alice, `${M.leadershipDuration}_count`), 1);
       await eventually(
-        () => bob.elector.isLeader() || carol.elector.isLeader(),
-        15_000,
-        'takeover',
+        () => assert.ok(bob.elector.isLeader() || carol.elector.isLeader(), 'takeover'),
+        { timeoutMs: 15_000, intervalMs: 20 },
       );
       // Make bob the leader for the crash below if carol won the race: stop carol's luck by
       // waiting until both see the same holder, then crash whoever leads.
       const second = bob.elector.isLeader() ? bob : carol;
       const third = second === bob ? carol : bob;
-      await eventually(() => third.elector.leader === second.identity, 15_000, 'both see it');
+      await eventually(() => assert.ok(third.elector.leader === second.identity, 'both see it'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       assert.equal(await scrape(second, M.masterStatus), 1);
       assert.equal(await scrape(second, M.transitions), 1, 'alice → (released) → second');
       assert.equal(await scrape(third, M.transitions), 1);
@@ -145,14 +154,20 @@ describe('election metrics on the real API server', { timeout: 120_000 }, () => 
       // Crash: the leader stops renewing without releasing; the other takes over after
       // leaseDuration by its own observation.
       await second.elector.stop();
-      await eventually(() => third.elector.isLeader(), 15_000, `${third.identity} takes over`);
+      await eventually(() => assert.ok(third.elector.isLeader(), `${third.identity} takes over`), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       assert.equal(await scrape(third, M.transitions), 2);
       assert.equal(await scrape(third, M.termsStarted), 1);
       assert.equal(await leaseTransitions(leaseName), 2, 'the Lease agrees: two handovers');
 
       // API errors: RBAC now refuses the leader's renewals; it counts them, then steps down.
       await grantLeaseAccess(cluster, third.identity, ['get']);
-      await eventually(() => !third.elector.isLeader(), 15_000, 'steps down');
+      await eventually(() => assert.ok(!third.elector.isLeader(), 'steps down'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       assert.ok(
         (await scrape(third, M.lockErrors, { operation: 'update', kind: 'forbidden' }))! >= 1,
       );

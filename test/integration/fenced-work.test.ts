@@ -22,7 +22,7 @@ import {
 } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
-import { eventually } from '../e2e/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const leaseName = uniqueLeaseName('verify');

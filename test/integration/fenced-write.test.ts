@@ -17,7 +17,7 @@ import { getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { repoRoot } from '../support/control-plane.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
-import { eventually } from '../e2e/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const WRITER = join(repoRoot, 'test/dist/support/fenced-writer.main.js');

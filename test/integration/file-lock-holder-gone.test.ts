@@ -14,11 +14,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { eventually } from '../support/eventually.js';
 import {
   type FileCandidate,
   startFileCandidate,
   waitForEvent,
-  waitUntil,
 } from '../support/file-candidates.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 
@@ -32,6 +32,19 @@ const started: FileCandidate[] = [];
 function candidate(identity: string, options: Parameters<typeof startFileCandidate>[2] = {}) {
   const c = startFileCandidate(path, identity, options);
   started.push(c);
+  return c;
+}
+
+/** Starts a candidate and waits until it leads. */
+async function leadingCandidate(
+  identity: string,
+  options: Parameters<typeof startFileCandidate>[2],
+): Promise<FileCandidate> {
+  const c = candidate(identity, options);
+  await eventually(() => assert.ok(c.leading, `${identity} leads`), {
+    timeoutMs: 10_000,
+    intervalMs: 20,
+  });
   return c;
 }
 
@@ -52,8 +65,7 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     'SIGKILL of the leader: a follower takes over long before the lease expires, naming the proof',
     { timeout: 30_000 },
     async () => {
-      const leader = candidate('p1', { timings: DEFAULT_TIMINGS });
-      await waitUntil(() => leader.leading, 10_000);
+      const leader = await leadingCandidate('p1', { timings: DEFAULT_TIMINGS });
       const follower = candidate('p2', { timings: DEFAULT_TIMINGS });
       await waitForEvent(
         follower,
@@ -76,8 +88,7 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     'a process restarted after SIGKILL of the leader leads without waiting out the lease, with the next term',
     { timeout: 30_000 },
     async () => {
-      const leader = candidate('p1', { timings: DEFAULT_TIMINGS });
-      await waitUntil(() => leader.leading, 10_000);
+      const leader = await leadingCandidate('p1', { timings: DEFAULT_TIMINGS });
       const transitions = holderOf().leaseTransitions;
       leader.child.kill('SIGKILL');
       await leader.exited;
@@ -100,8 +111,7 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     async () => {
       // A 20 s retry period: a follower that only polled would take 20–24 s.
       const timings: [number, number, number] = [60, 40, 20];
-      const leader = candidate('p1', { timings });
-      await waitUntil(() => leader.leading, 10_000);
+      const leader = await leadingCandidate('p1', { timings });
       const follower = candidate('p2', { timings });
       await waitForEvent(follower, (e) => /p1/.test(e.message ?? ''), 10_000);
 
@@ -133,11 +143,10 @@ describe('FileLock holder in another PID namespace', { skip: !onLinux || !canUns
     { timeout: 30_000 },
     async () => {
       const timings: [number, number, number] = [4, 3, 1];
-      const leader = candidate('p1', {
+      const leader = await leadingCandidate('p1', {
         timings,
         wrapper: ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child'],
       });
-      await waitUntil(() => leader.leading, 10_000);
       const follower = candidate('p2', { timings });
       const waiting = await waitForEvent(
         follower,

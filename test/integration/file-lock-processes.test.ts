@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, test } from 'node:test';
-import { type FileCandidate, startFileCandidate, waitUntil } from '../support/file-candidates.js';
+import { eventually } from '../support/eventually.js';
+import { type FileCandidate, startFileCandidate } from '../support/file-candidates.js';
 
 const leaders = (candidates: FileCandidate[]): FileCandidate[] =>
   candidates.filter((c) => c.leading);
@@ -23,7 +24,10 @@ test(
     const holder = (): { holderIdentity: string; leaseTransitions: number } =>
       JSON.parse(readFileSync(path, 'utf8')).record;
 
-    await waitUntil(() => leaders(candidates).length > 0, 5_000);
+    await eventually(() => assert.ok(leaders(candidates).length > 0, 'a leader'), {
+      timeoutMs: 5_000,
+      intervalMs: 20,
+    });
     for (let i = 0; i < 10; i++) {
       await sleep(150);
       assert.equal(leaders(candidates).length, 1);
@@ -34,7 +38,10 @@ test(
 
     first.child.kill('SIGKILL');
     const rest = candidates.filter((c) => c !== first);
-    await waitUntil(() => leaders(rest).length > 0, 8_000);
+    await eventually(() => assert.ok(leaders(rest).length > 0, 'a new leader'), {
+      timeoutMs: 8_000,
+      intervalMs: 20,
+    });
 
     for (let i = 0; i < 10; i++) {
       await sleep(150);

@@ -14,6 +14,7 @@ import {
 } from '../support/cluster.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { startControlPlane } from '../support/control-plane.js';
+import { eventually, found } from '../support/eventually.js';
 import {
   FAST_TIMINGS,
   makeCandidates,
@@ -50,15 +51,14 @@ async function waitForStart(
   previous: string,
   timeoutMs: number,
 ): Promise<LeadershipRecord> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const started = nextStart(history, sinceMs, previous);
-    if (started) return started;
-    if (performance.now() > deadline) {
-      throw new Error(`nobody took over from ${previous} within ${timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return eventually(
+    () =>
+      found(
+        nextStart(history, sinceMs, previous),
+        `nobody took over from ${previous} within ${timeoutMs} ms`,
+      ),
+    { timeoutMs, intervalMs: 10 },
+  );
 }
 
 describe('Lease election against the real kube-apiserver', () => {

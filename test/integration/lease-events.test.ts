@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { CoreV1Api, type EventsV1Event, EventsV1Api } from '@kubernetes/client-node';
 import { LeaseEventsObserver } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import {
   coordinationApi,
   getTestCluster,
@@ -14,19 +15,20 @@ import {
   uniqueLeaseName,
 } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, grantRules } from '../support/rbac.js';
-import { eventually, observedElector, recordingLogger } from '../support/observed-candidate.js';
+import { eventually } from '../support/eventually.js';
+import { observedElector } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
 const admin = kubeConfigFor(cluster);
 const EVENTS_RULE = { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] };
 
-function eventsObserver(identity: string, leaseName: string, logs: string[] = []) {
+function eventsObserver(identity: string, leaseName: string, logger = new RecordingLogger()) {
   return new LeaseEventsObserver({
     kubeConfig: kubeConfigFor(cluster, identity),
     namespace,
     leaseName,
-    logger: recordingLogger(logs),
+    logger,
   });
 }
 
@@ -54,18 +56,24 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
 
   test('"<identity> became leader" and "… stopped leading" on the Lease, as kubectl describe finds them', async () => {
     const leaseName = uniqueLeaseName('events');
-    const logs: string[] = [];
+    const logger = new RecordingLogger();
     const observers = {
-      alice: eventsObserver('alice', leaseName, logs),
-      bob: eventsObserver('bob', leaseName, logs),
+      alice: eventsObserver('alice', leaseName, logger),
+      bob: eventsObserver('bob', leaseName, logger),
     };
     const alice = observedElector(cluster, leaseName, 'alice', observers.alice);
     const bob = observedElector(cluster, leaseName, 'bob', observers.bob);
     alice.start();
-    await eventually(() => alice.isLeader(), 15_000, 'alice leads');
+    await eventually(() => assert.ok(alice.isLeader(), 'alice leads'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
     bob.start();
     await alice.stop(); // releases: bob takes over
-    await eventually(() => bob.isLeader(), 15_000, 'bob takes over');
+    await eventually(() => assert.ok(bob.isLeader(), 'bob takes over'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
     await bob.stop();
     await Promise.all([observers.alice.flush(), observers.bob.flush()]);
 
@@ -79,7 +87,7 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
         'bob: Normal BecameLeader "bob became leader"',
         'bob: Normal StoppedLeading "bob stopped leading: stopped (the elector was stopped)"',
       ],
-      logs.join('\n'),
+      JSON.stringify(logger.lines),
     );
     for (const event of events) {
       assert.equal(event.reason, 'LeaderElection');
@@ -113,10 +121,16 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     const carol = observedElector(cluster, leaseName, 'carol', observer, { releaseOnStop: false });
     carol.start();
     try {
-      await eventually(() => carol.isLeader(), 15_000, 'carol leads');
+      await eventually(() => assert.ok(carol.isLeader(), 'carol leads'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       // RBAC now refuses carol's renewals: she steps down at renewDeadline.
       await grantLeaseAccess(cluster, 'carol', ['get']);
-      await eventually(() => !carol.isLeader(), 15_000, 'carol steps down');
+      await eventually(() => assert.ok(!carol.isLeader(), 'carol steps down'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
     } finally {
       await carol.stop();
       await grantLeaseAccess(cluster, 'carol', ELECTOR_VERBS);
@@ -134,12 +148,15 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
 
   test('without RBAC for Events: one clear warning, and the election goes on', async () => {
     const leaseName = uniqueLeaseName('events-forbidden');
-    const observerLogs: string[] = [];
-    const observer = eventsObserver('dave', leaseName, observerLogs);
+    const observerLogger = new RecordingLogger();
+    const observer = eventsObserver('dave', leaseName, observerLogger);
     for (let term = 1; term <= 2; term++) {
       const dave = observedElector(cluster, leaseName, 'dave', observer);
       dave.start();
-      await eventually(() => dave.isLeader(), 15_000, `dave leads (term ${term})`);
+      await eventually(() => assert.ok(dave.isLeader(), `dave leads (term ${term})`), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       await dave.stop();
     }
     await observer.flush();
@@ -149,8 +166,8 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     });
     assert.equal(lease.spec?.leaseTransitions, 1, 'dave acquired twice (0, then 1) and released');
     assert.equal(lease.spec?.holderIdentity, '');
-    const warnings = observerLogs.filter((l) => l.startsWith('WARN'));
-    assert.equal(warnings.length, 1, observerLogs.join('\n'));
+    const warnings = observerLogger.messages('warn');
+    assert.equal(warnings.length, 1, JSON.stringify(observerLogger.lines));
     assert.match(
       warnings[0]!,
       /Could not record a Kubernetes Event on Lease .*: Cannot create events\.events\.k8s\.io .*forbidden \(HTTP 403\)/,
@@ -160,7 +177,7 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
       /grant the pod's ServiceAccount the verb create on events\.events\.k8s\.io/,
     );
     assert.match(warnings[0]!, /Leader election is unaffected/);
-    assert.equal(observerLogs.filter((l) => l.startsWith('DEBUG')).length, 3, 'the other 3 Events');
+    assert.equal(observerLogger.messages('debug').length, 3, 'the other 3 Events');
     assert.deepEqual(await eventsOn(leaseName), []);
   });
 });

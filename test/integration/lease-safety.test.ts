@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
+import { eventually, found } from '../support/eventually.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import {
   FAST_TIMINGS,
@@ -25,16 +26,6 @@ const { leaseDurationSeconds, retryPeriodSeconds } = FAST_TIMINGS;
 const CANDIDATES = ['alice', 'bob', 'carol'] as const;
 const admin = coordinationApi(cluster);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitUntil<T>(what: string, timeoutMs: number, probe: () => T | undefined) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}
 
 describe('Safety on the real kube-apiserver (issue 8)', () => {
   let running: Candidate[] = [];
@@ -62,19 +53,24 @@ describe('Safety on the real kube-apiserver (issue 8)', () => {
         await admin.deleteNamespacedLease({ name: leaseName, namespace: cluster.namespace });
         const deletedAtMs = performance.now();
 
-        const stopped = await waitUntil('the leader stepped down', 5_000, () =>
-          history.find(
-            (h) => h.event === 'stopped' && h.identity === leader.identity && h.atMs >= deletedAtMs,
-          ),
+        const stopped = await eventually(
+          () =>
+            found(
+              history.find(
+                (h) =>
+                  h.event === 'stopped' && h.identity === leader.identity && h.atMs >= deletedAtMs,
+              ),
+              'the leader stepped down',
+            ),
+          { timeoutMs: 5_000, intervalMs: 10 },
         );
         assert.ok(
           stopped.atMs - deletedAtMs <= (retryPeriodSeconds + 1.5) * 1000,
           `the leader stepped down ${Math.round(stopped.atMs - deletedAtMs)} ms after the deletion`,
         );
-        const next = await waitUntil(
-          'a new term',
-          (2 * leaseDurationSeconds + 4) * 1000,
-          () => history.filter((h) => h.event === 'started')[startsBefore],
+        const next = await eventually(
+          () => found(history.filter((h) => h.event === 'started')[startsBefore], 'a new term'),
+          { timeoutMs: (2 * leaseDurationSeconds + 4) * 1000, intervalMs: 10 },
         );
         gaps.push(next.atMs - deletedAtMs);
         await sleep(1_500); // everyone has seen the new holder before the next deletion
@@ -133,8 +129,13 @@ describe('Safety on the real kube-apiserver (issue 8)', () => {
 
       await leader.elector.stop(); // crash: no release
       const crashedAtMs = performance.now();
-      const next = await waitUntil('a takeover', (leaseDurationSeconds + 6) * 1000, () =>
-        history.find((h) => h.event === 'started' && h.atMs >= crashedAtMs),
+      const next = await eventually(
+        () =>
+          found(
+            history.find((h) => h.event === 'started' && h.atMs >= crashedAtMs),
+            'a takeover',
+          ),
+        { timeoutMs: (leaseDurationSeconds + 6) * 1000, intervalMs: 10 },
       );
       const takeoverMs = next.atMs - crashedAtMs;
       t.diagnostic(`takeover ${Math.round(takeoverMs)} ms after the crash; ${writes} label writes`);
@@ -170,8 +171,13 @@ describe('Safety on the real kube-apiserver (issue 8)', () => {
       const history: LeadershipRecord[] = [];
       running = makeCandidates(cluster, leaseName, ['bob'], history, { releaseOnStop: false });
       try {
-        await waitUntil('the worker leads and works', 20_000, () =>
-          events.filter((e) => e.event === 'unit').length >= 3 ? true : undefined,
+        await eventually(
+          () =>
+            assert.ok(
+              events.filter((e) => e.event === 'unit').length >= 3,
+              'the worker leads and works',
+            ),
+          { timeoutMs: 20_000, intervalMs: 10 },
         );
         running[0]!.elector.start();
         await sleep(1_500); // bob has seen dave's record
@@ -179,15 +185,25 @@ describe('Safety on the real kube-apiserver (issue 8)', () => {
         child.kill('SIGSTOP');
         const stoppedAtMs = performance.now();
         const lastUnit = events.filter((e) => e.event === 'unit').at(-1)!;
-        const successor = await waitUntil('bob takes over', (leaseDurationSeconds + 4) * 1000, () =>
-          history.find((h) => h.event === 'started'),
+        const successor = await eventually(
+          () =>
+            found(
+              history.find((h) => h.event === 'started'),
+              'bob takes over',
+            ),
+          { timeoutMs: (leaseDurationSeconds + 4) * 1000, intervalMs: 10 },
         );
         assert.ok(successor.atMs - stoppedAtMs >= (leaseDurationSeconds - 1.5) * 1000);
         child.kill('SIGCONT');
         const resumedAtMs = performance.now();
 
-        const refused = await waitUntil('the worker refuses the next unit', 5_000, () =>
-          events.find((e) => e.event === 'refused'),
+        const refused = await eventually(
+          () =>
+            found(
+              events.find((e) => e.event === 'refused'),
+              'the worker refuses the next unit',
+            ),
+          { timeoutMs: 5_000, intervalMs: 10 },
         );
         assert.equal(refused.leaseTransitions, lastUnit.leaseTransitions);
         assert.equal(refused.unit, lastUnit.unit! + 1, 'refused right at the next unit');

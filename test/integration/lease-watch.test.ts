@@ -22,6 +22,7 @@ import {
   readAuditEvents,
   uniqueLeaseName,
 } from '../support/cluster.js';
+import { eventually } from '../support/eventually.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 
 const cluster = getTestCluster();
@@ -53,14 +54,6 @@ function recordingListener() {
       return unavailable;
     },
   };
-}
-
-async function until(condition: () => boolean, timeoutMs: number, what: string) {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function createLease(name: string, holderIdentity = 'someone') {
@@ -141,13 +134,19 @@ describe('LeaseLock.watch on the real kube-apiserver', () => {
       await lock.get();
       const seen = recordingListener();
       lock.watch(seen.listener, watchSignal());
-      await until(() => seen.events.includes('connected'), 10_000, 'connected');
+      await eventually(() => assert.ok(seen.events.includes('connected'), 'connected'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const written: string[] = [];
       for (let i = 0; i < 5; i++) {
         written.push(await touchLease(leaseName));
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      await until(() => seen.records.length >= 5, 5000, 'five records');
+      await eventually(() => assert.ok(seen.records.length >= 5, 'five records'), {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      });
       assert.deepEqual(
         seen.records.map((r) => r?.version),
         written,
@@ -158,7 +157,10 @@ describe('LeaseLock.watch on the real kube-apiserver', () => {
     test('resourceNames does restrict watch: the request names the Lease by field selector; another Lease is forbidden', async () => {
       const seen = recordingListener();
       lockAs('carol', otherLease).watch(seen.listener, watchSignal());
-      await until(() => seen.unavailable !== undefined, 10_000, 'refused');
+      await eventually(() => assert.ok(seen.unavailable !== undefined, 'refused'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const error = seen.unavailable;
       assert.ok(error instanceof LeaseApiError, String(error));
       assert.equal(error.kind, 'forbidden');
@@ -184,14 +186,20 @@ describe('LeaseLock.watch on the real kube-apiserver', () => {
       const seen = recordingListener();
       const startedAt = new Date();
       lock.watch(seen.listener, watchSignal(), { timeoutSeconds: 1 });
-      await until(() => seen.events.includes('connected'), 10_000, 'connected');
+      await eventually(() => assert.ok(seen.events.includes('connected'), 'connected'), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const written: string[] = [];
       const deadline = performance.now() + 3500;
       while (performance.now() < deadline) {
         written.push(await touchLease(leaseName));
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
-      await until(() => seen.records.length >= written.length, 5000, 'all records');
+      await eventually(() => assert.ok(seen.records.length >= written.length, 'all records'), {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      });
       assert.ok(
         seen.events.filter((e) => e === 'ended').length >= 2,
         `ended by the server at least twice: ${seen.events.join(', ')}`,
@@ -251,10 +259,16 @@ describe('LeaderElector with a watching LeaseLock on the real kube-apiserver', (
     // retryPeriod 4 s: a polling follower would need up to 4.8 s to notice the release.
     const leader = elector('alice', leaseName, { retryPeriodSeconds: 4 });
     leader.elector.start();
-    await until(() => leader.elector.isLeader(), 10_000, 'alice leads');
+    await eventually(() => assert.ok(leader.elector.isLeader(), 'alice leads'), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     const follower = elector('bob', leaseName, { retryPeriodSeconds: 4 });
     follower.elector.start();
-    await until(() => follower.elector.leader === 'alice', 10_000, 'bob follows');
+    await eventually(() => assert.ok(follower.elector.leader === 'alice', 'bob follows'), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const windowStart = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 12_000));
@@ -277,7 +291,10 @@ describe('LeaderElector with a watching LeaseLock on the real kube-apiserver', (
 
     const stoppedAt = performance.now();
     await leader.elector.stop();
-    await until(() => follower.elector.isLeader(), 5000, 'bob leads');
+    await eventually(() => assert.ok(follower.elector.isLeader(), 'bob leads'), {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     const handoverMs = follower.started[0]! - stoppedAt;
     console.log(`# released Lease taken after ${Math.round(handoverMs)} ms (retryPeriod 4 s)`);
     assert.ok(handoverMs < 1000, `taken ${Math.round(handoverMs)} ms after stop()`);
@@ -290,10 +307,19 @@ describe('LeaderElector with a watching LeaseLock on the real kube-apiserver', (
     const dave = elector('dave', leaseName, { logger });
     const alice = elector('alice', leaseName);
     alice.elector.start();
-    await until(() => alice.elector.isLeader(), 10_000, 'alice leads');
+    await eventually(() => assert.ok(alice.elector.isLeader(), 'alice leads'), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     dave.elector.start();
-    await until(() => dave.elector.leader === 'alice', 10_000, 'dave follows');
-    await until(() => warnings.length > 0, 10_000, 'a warning');
+    await eventually(() => assert.ok(dave.elector.leader === 'alice', 'dave follows'), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
+    await eventually(() => assert.ok(warnings.length > 0, 'a warning'), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const watchWarnings = warnings.filter((w) => w.includes('Cannot watch'));
     assert.equal(watchWarnings.length, 1, warnings.join('\n'));
@@ -302,7 +328,10 @@ describe('LeaderElector with a watching LeaseLock on the real kube-apiserver', (
     assert.match(watchWarnings[0]!, /poll/);
 
     await alice.elector.stop();
-    await until(() => dave.elector.isLeader(), 2 * 2400 + 1000, 'dave takes over by polling');
+    await eventually(() => assert.ok(dave.elector.isLeader(), 'dave takes over by polling'), {
+      timeoutMs: 2 * 2400 + 1000,
+      intervalMs: 20,
+    });
   });
 });
 

@@ -19,6 +19,7 @@ import {
   OnLeadershipAcquired,
 } from 'nest-leader';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
+import { eventually, found } from '../support/eventually.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 
@@ -88,16 +89,6 @@ async function startReplica(identity: string, leaseName: string): Promise<Replic
   };
 }
 
-async function waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 async function status(url: string): Promise<number> {
   return (await fetch(url)).status;
 }
@@ -116,10 +107,13 @@ describe('Nest applications with LeaderModule on the real kube-apiserver', () =>
   });
 
   test("only the leader's @Cron and @Interval methods run", async () => {
-    const leader = await waitFor(
-      () => replicas.find((r) => r.election.isLeader()),
-      (leaseDurationSeconds + 2) * 1000,
-      'a leader',
+    const leader = await eventually(
+      () =>
+        found(
+          replicas.find((r) => r.election.isLeader()),
+          'a leader',
+        ),
+      { timeoutMs: (leaseDurationSeconds + 2) * 1000, intervalMs: 10 },
     );
     for (const r of replicas) r.jobs.runs.cron = r.jobs.runs.interval = 0;
 
@@ -152,13 +146,15 @@ describe('Nest applications with LeaderModule on the real kube-apiserver', () =>
     await old.app.close();
     replicas = replicas.filter((r) => r !== old);
 
-    const next = await waitFor(
+    const next = await eventually(
       () =>
-        replicas.find(
-          (r) => r.jobs.acquiredAtMs !== undefined && r.jobs.acquiredAtMs >= closingAtMs,
+        found(
+          replicas.find(
+            (r) => r.jobs.acquiredAtMs !== undefined && r.jobs.acquiredAtMs >= closingAtMs,
+          ),
+          'a new leader',
         ),
-      5_000,
-      'a new leader',
+      { timeoutMs: 5_000, intervalMs: 10 },
     );
     const handoverMs = next.jobs.acquiredAtMs! - closingAtMs;
     const boundMs = (1.2 * retryPeriodSeconds + 0.5) * 1000;
@@ -166,13 +162,13 @@ describe('Nest applications with LeaderModule on the real kube-apiserver', () =>
     assert.ok(handoverMs <= boundMs, `handover took ${Math.round(handoverMs)} ms`);
 
     const before = { ...next.jobs.runs };
-    await waitFor(
+    await eventually(
       () =>
-        next.jobs.runs.cron > before.cron && next.jobs.runs.interval > before.interval
-          ? true
-          : undefined,
-      2_500,
-      "the new leader's cron and interval",
+        assert.ok(
+          next.jobs.runs.cron > before.cron && next.jobs.runs.interval > before.interval,
+          "the new leader's cron and interval",
+        ),
+      { timeoutMs: 2_500, intervalMs: 10 },
     );
     assert.equal(await status(`${next.url}/readyz`), 200);
   });

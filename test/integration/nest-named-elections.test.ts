@@ -27,6 +27,7 @@ import {
   kubeConfigFor,
   uniqueLeaseName,
 } from '../support/cluster.js';
+import { eventually, found } from '../support/eventually.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS, summarize } from '../support/candidates.js';
 
@@ -131,16 +132,6 @@ async function startReplica(identity: string, leaseNames: Record<Election, strin
   return { identity, app, work, elections };
 }
 
-async function waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Samples every election's leaders across the replicas every 20 ms. */
 function sampleLeaders(replicas: () => readonly Replica[]) {
   const twoLeaders: { election: Election; leaders: string[] }[] = [];
@@ -187,17 +178,23 @@ describe('three Nest applications × three named elections on the real kube-apis
     const carol = await startReplica('carol', leaseNames);
     replicas = [carol];
     sampler = sampleLeaders(() => replicas);
-    await waitFor(
-      () => ELECTIONS.every((e) => carol.elections[e].isLeader()) || undefined,
-      (leaseDurationSeconds + 2) * 1000,
-      'carol leading every election',
+    await eventually(
+      () =>
+        assert.ok(
+          ELECTIONS.every((e) => carol.elections[e].isLeader()),
+          'carol leading every election',
+        ),
+      { timeoutMs: (leaseDurationSeconds + 2) * 1000, intervalMs: 10 },
     );
     replicas.push(await startReplica('bob', leaseNames));
     replicas.push(await startReplica('alice', leaseNames));
-    await waitFor(
-      () => replicas.every((r) => r.elections['orders-c'].leader === 'carol') || undefined,
-      (leaseDurationSeconds + 2) * 1000,
-      'bob and alice following carol on orders-c',
+    await eventually(
+      () =>
+        assert.ok(
+          replicas.every((r) => r.elections['orders-c'].leader === 'carol'),
+          'bob and alice following carol on orders-c',
+        ),
+      { timeoutMs: (leaseDurationSeconds + 2) * 1000, intervalMs: 10 },
     );
     await carol.app.get<ManagedElector>(getLeaderElectorToken('orders-c')).stop();
   });
@@ -211,11 +208,10 @@ describe('three Nest applications × three named elections on the real kube-apis
   const leaderOf = (election: Election) => replicas.find((r) => r.elections[election].isLeader());
 
   test('carol leads orders-a and orders-b, bob or alice orders-c; each Lease names its leader', async () => {
-    await waitFor(
-      () => leaderOf('orders-c'),
-      (leaseDurationSeconds + 2) * 1000,
-      'bob or alice leading orders-c',
-    );
+    await eventually(() => found(leaderOf('orders-c'), 'bob or alice leading orders-c'), {
+      timeoutMs: (leaseDurationSeconds + 2) * 1000,
+      intervalMs: 10,
+    });
     assert.equal(leaderOf('orders-a')?.identity, 'carol');
     assert.equal(leaderOf('orders-b')?.identity, 'carol');
     assert.notEqual(leaderOf('orders-c')?.identity, 'carol');
@@ -274,13 +270,15 @@ describe('three Nest applications × three named elections on the real kube-apis
     const boundMs = (1.2 * retryPeriodSeconds + 0.5) * 1000;
     const handoverMs: Record<string, number> = {};
     for (const election of ['orders-a', 'orders-b'] as const) {
-      const next = await waitFor(
+      const next = await eventually(
         () =>
-          replicas.find((r) =>
-            (r.work.acquiredAtMs[election] ?? []).some((atMs) => atMs >= closingAtMs),
+          found(
+            replicas.find((r) =>
+              (r.work.acquiredAtMs[election] ?? []).some((atMs) => atMs >= closingAtMs),
+            ),
+            `a new leader of ${election}`,
           ),
-        5_000,
-        `a new leader of ${election}`,
+        { timeoutMs: 5_000, intervalMs: 10 },
       );
       const atMs = next.work.acquiredAtMs[election]!.find((a) => a >= closingAtMs)!;
       handoverMs[election] = atMs - closingAtMs;

@@ -13,9 +13,11 @@ import {
   PodRoleLabelObserver,
   DEFAULT_ROLE_LABEL_KEY as ROLE,
 } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import { grantLeaseAccess, grantRules } from '../support/rbac.js';
-import { eventually, observedElector, recordingLogger } from '../support/observed-candidate.js';
+import { eventually, found } from '../support/eventually.js';
+import { observedElector } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -142,9 +144,12 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     async function expectOnlyLeader(leader: (typeof candidates)[number], when: string) {
       // Every live candidate has seen the new leader (followers read every retryPeriod).
       await eventually(
-        () => live.every((c) => c.elector.leader === leader.pod),
-        15_000,
-        `${when}: everyone sees ${leader.pod}`,
+        () =>
+          assert.ok(
+            live.every((c) => c.elector.leader === leader.pod),
+            `${when}: everyone sees ${leader.pod}`,
+          ),
+        { timeoutMs: 15_000, intervalMs: 20 },
       );
       await flushAll();
       const expected: Record<string, string | undefined> = Object.fromEntries(
@@ -162,15 +167,19 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     let live = candidates;
     try {
       for (const c of candidates) c.elector.start();
-      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader');
-      const first = leaderOf(live)!;
+      const first = await eventually(() => found(leaderOf(live), 'a leader'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       await expectOnlyLeader(first, 'elected');
 
       // Handover 1: the leader shuts down and releases (after its label is flipped).
       await first.elector.stop();
       live = live.filter((c) => c !== first);
-      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader after release');
-      const second = leaderOf(live)!;
+      const second = await eventually(() => found(leaderOf(live), 'a leader after release'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       await expectOnlyLeader(second, 'after release');
 
       // Handover 2: the leader's process is lost — no more label writes, and RBAC now refuses
@@ -178,8 +187,10 @@ describe('pod role labels', { timeout: 120_000 }, () => {
       second.observer.crash();
       await grantLeaseAccess(cluster, second.identity, ['get']);
       live = live.filter((c) => c !== second);
-      await eventually(() => leaderOf(live) !== undefined, 15_000, 'a leader after the crash');
-      const third = leaderOf(live)!;
+      const third = await eventually(() => found(leaderOf(live), 'a leader after the crash'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
       await expectOnlyLeader(third, 'after crash');
     } finally {
       sampling = false;
@@ -193,25 +204,28 @@ describe('pod role labels', { timeout: 120_000 }, () => {
   });
 
   test('without RBAC patch on pods: one warning naming the fix, and the election goes on', async () => {
-    const logs: string[] = [];
+    const logger = new RecordingLogger();
     const labels = new PodRoleLabelObserver({
       kubeConfig: kubeConfigFor(cluster, 'dave'),
       podName: podName('dave'),
       namespace,
-      logger: recordingLogger(logs),
+      logger,
     });
     const dave = observedElector(cluster, uniqueLeaseName('role-labels-rbac'), 'dave', labels, {
       identity: podName('dave'),
     });
     dave.start();
     try {
-      await eventually(() => dave.isLeader(), 15_000, 'dave leads');
+      await eventually(() => assert.ok(dave.isLeader(), 'dave leads'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
     } finally {
       await dave.stop();
     }
     await labels.flush();
-    const warnings = logs.filter((l) => l.startsWith('WARN'));
-    assert.equal(warnings.length, 1, logs.join('\n'));
+    const warnings = logger.messages('warn');
+    assert.equal(warnings.length, 1, JSON.stringify(logger.lines));
     assert.match(
       warnings[0]!,
       /Could not set the pod role label nest-leader\/role=standby: Cannot patch pods ".*-dave" .*forbidden \(HTTP 403\)/,

@@ -14,7 +14,7 @@ import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { readStoredRecord } from '../support/lock-history.js';
 import { SidecarProcess } from '../support/sidecar-process.js';
 import { repoRoot } from '../support/control-plane.js';
-import { eventually } from '../e2e/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const APP = join(repoRoot, 'test/dist/support/sidecar-follower-app.main.js');

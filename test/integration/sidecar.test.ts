@@ -11,7 +11,7 @@ import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/clust
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { readStoredRecord } from '../support/lock-history.js';
 import { SidecarProcess } from '../support/sidecar-process.js';
-import { eventually } from '../e2e/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import { loadAllYaml, type V1Deployment, type V1Role } from '@kubernetes/client-node';
 import { applyManifests } from '@nest-leader/demo/launcher/demo-manifests';
 import { repoRoot } from '../support/control-plane.js';

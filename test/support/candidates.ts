@@ -2,15 +2,11 @@
  * Several LeaderElectors on one real Lease, each with its own credentials, plus what the tests
  * and benchmarks observe of them: who started leading when, what they logged.
  */
-import {
-  LeaderElector,
-  LeaseLock,
-  type ElectionLogger,
-  type LeaderElectionTimings,
-  type LeaderTerm,
-} from 'nest-leader';
+import { LeaderElector, LeaseLock, type LeaderElectionTimings, type LeaderTerm } from 'nest-leader';
+import { type RecordedLogLine, RecordingLogger } from 'nest-leader/testing';
 import type { ClusterInfo } from './control-plane.js';
 import { kubeConfigFor } from './cluster.js';
+import { eventually, found } from './eventually.js';
 
 /** Short timings for tests: leaseDuration 4 s, renewDeadline 3 s, retryPeriod 1 s. */
 export const FAST_TIMINGS: LeaderElectionTimings = {
@@ -31,7 +27,7 @@ export interface LeadershipRecord {
 export interface Candidate {
   identity: string;
   elector: LeaderElector;
-  logs: { level: keyof ElectionLogger; message: string }[];
+  logs: RecordedLogLine[];
 }
 
 export interface CandidateOptions {
@@ -53,13 +49,8 @@ export function makeCandidates(
   options: CandidateOptions = {},
 ): Candidate[] {
   return identities.map((identity) => {
-    const logs: Candidate['logs'] = [];
-    const logger: ElectionLogger = {
-      debug: (message) => logs.push({ level: 'debug', message }),
-      info: (message) => logs.push({ level: 'info', message }),
-      warn: (message) => logs.push({ level: 'warn', message }),
-      error: (message) => logs.push({ level: 'error', message }),
-    };
+    const logger = new RecordingLogger();
+    const logs = logger.lines;
     const note = (event: LeadershipRecord['event'], term: LeaderTerm): void => {
       history.push({
         identity,
@@ -94,15 +85,14 @@ export async function waitForLeader(
   timeoutMs: number,
   exclude?: Candidate,
 ): Promise<Candidate> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const leader = candidates.find((c) => c !== exclude && c.elector.isLeader());
-    if (leader) return leader;
-    if (performance.now() > deadline) {
-      throw new Error(`no leader among ${candidates.map((c) => c.identity)} after ${timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return eventually(
+    () =>
+      found(
+        candidates.find((c) => c !== exclude && c.elector.isLeader()),
+        () => `no leader among ${candidates.map((c) => c.identity)} after ${timeoutMs} ms`,
+      ),
+    { timeoutMs, intervalMs: 10 },
+  );
 }
 
 /**

@@ -8,14 +8,16 @@
  * minutes, so the first call may be slow. Nothing here skips: if the server cannot start,
  * the promise rejects with the server's log tail.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  type ControlPlaneProcess,
+  startControlPlaneProcess,
+} from '@nest-leader/demo/launcher/control-plane-process';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const script = join(repoRoot, 'scripts/control-plane.sh');
 
 /** The identities the control plane creates by default (`system:serviceaccount:default:<name>`). */
 export const DEFAULT_IDENTITIES = ['alice', 'bob', 'carol', 'dave', 'nobody'] as const;
@@ -86,8 +88,8 @@ export async function startControlPlane(
 ): Promise<ControlPlane> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'nest-leader-cp-'));
   const startTimeoutMs = options.startTimeoutMs ?? 20 * 60_000;
-  let child = await launch(stateDir, options.port, startTimeoutMs);
-  const server = JSON.parse(readFileSync(join(stateDir, 'server.json'), 'utf8')) as ServerJson;
+  let server = await launch(stateDir, options.port, startTimeoutMs);
+  const info = JSON.parse(readFileSync(join(stateDir, 'server.json'), 'utf8')) as ServerJson;
 
   const identities: Record<string, ClusterIdentity> = {};
   for (const name of DEFAULT_IDENTITIES) {
@@ -99,73 +101,43 @@ export async function startControlPlane(
 
   const plane: ControlPlane = {
     source: 'control-plane',
-    kubeconfigPath: server.kubeconfig,
+    kubeconfigPath: info.kubeconfig,
     namespace: 'default',
     identities,
-    auditLogPath: server.auditLog,
-    url: server.url,
+    auditLogPath: info.auditLog,
+    url: info.url,
     stateDir,
-    port: server.port,
-    stop: (timeoutMs = 30_000) => terminate(child, timeoutMs),
+    port: info.port,
+    stop: (timeoutMs = 30_000) => server.stop(timeoutMs),
     async restart() {
-      await terminate(child, 30_000);
-      child = await launch(stateDir, server.port, startTimeoutMs);
+      await server.stop(30_000);
+      server = await launch(stateDir, info.port, startTimeoutMs);
     },
   };
   return plane;
 }
 
-async function launch(
+/** Starts `scripts/control-plane.sh run` on `stateDir`; resolves once it is ready. */
+function launch(
   stateDir: string,
   port: number | undefined,
-  timeoutMs: number,
-): Promise<ChildProcess> {
-  const args = ['run', '--state-dir', stateDir, ...envtestArgs()];
+  startTimeoutMs: number,
+): Promise<ControlPlaneProcess> {
+  const args = envtestArgs();
   if (port !== undefined) args.push('--port', String(port));
-  const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderrTail = '';
-  let partialLine = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString()).slice(-4000);
-    if (process.env.CONTROL_PLANE_VERBOSE) {
-      process.stderr.write(chunk);
-      return;
-    }
-    // The build script's own progress lines (what it builds, how long it usually takes, a
-    // line every 30 s of a cold build) always reach the console; the server's log does not.
-    const lines = (partialLine + chunk.toString()).split('\n');
-    partialLine = lines.pop()!;
-    for (const line of lines) {
-      if (line.startsWith('control-plane.sh: ') && !line.includes('up to date')) {
-        process.stderr.write(`# ${line}\n`);
-      }
-    }
-  });
+  return startControlPlaneProcess({ stateDir, args, startTimeoutMs, progress: reportProgress });
+}
 
-  await new Promise<void>((resolveReady, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`control plane not ready after ${timeoutMs} ms:\n${stderrTail}`));
-    }, timeoutMs);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (/^KUBECONFIG=.+$/m.test(stdout)) {
-        clearTimeout(timer);
-        resolveReady();
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(
-        new Error(
-          `control plane exited before ready (code ${code}, signal ${signal}):\n${stderrTail}`,
-        ),
-      );
-    });
-  });
-  child.removeAllListeners('exit');
-  return child;
+/**
+ * The build script's own progress lines (what it builds, how long it usually takes, a line
+ * every 30 s of a cold build) always reach the console; the server's log only with
+ * `CONTROL_PLANE_VERBOSE` set.
+ */
+function reportProgress(line: string): void {
+  if (process.env.CONTROL_PLANE_VERBOSE) process.stderr.write(`${line}\n`);
+  else if (line.startsWith('control-plane.sh: ') && !line.includes('up to date')) {
+    process.stderr.write(`# ${line}\n`);
+  }
 }
 
 /**
@@ -185,13 +157,4 @@ function envtestArgs(): string[] {
     }
   }
   return ['--kube-apiserver-binary', apiserver, '--etcd-binary', etcd];
-}
-
-async function terminate(child: ChildProcess, timeoutMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  await exited;
-  clearTimeout(timer);
 }

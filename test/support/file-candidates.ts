@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually, found } from './eventually.js';
 
 const FIXTURE = fileURLToPath(new URL('./file-candidate.js', import.meta.url));
 
@@ -95,25 +95,13 @@ export async function waitForEvent(
   predicate: (event: FileCandidateEvent) => boolean,
   timeoutMs: number,
 ): Promise<FileCandidateEvent> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const found = candidate.events.find(predicate);
-    if (found) return found;
-    if (performance.now() > deadline) {
-      const seen = candidate.events.map((e) => e.message ?? e.event).join('\n  ');
-      throw new Error(
-        `${candidate.identity}: no such event within ${timeoutMs} ms; saw:\n  ${seen}`,
-      );
-    }
-    await sleep(10);
-  }
-}
-
-/** Resolves once `condition` holds; throws after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(20);
-  }
+  const seen = () => candidate.events.map((e) => e.message ?? e.event).join('\n  ');
+  return eventually(
+    () =>
+      found(
+        candidate.events.find(predicate),
+        () => `${candidate.identity}: no such event within ${timeoutMs} ms; saw:\n  ${seen()}`,
+      ),
+    { timeoutMs, intervalMs: 10 },
+  );
 }

@@ -3,28 +3,17 @@
  * ElectionObserver — what the observability integration tests elect with.
  */
 import { type ElectionObserver, type ElectionLogger, LeaderElector, LeaseLock } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { kubeConfigFor } from './cluster.js';
 import { FAST_TIMINGS } from './candidates.js';
 import type { ClusterInfo } from './control-plane.js';
-
-/** Log lines of one candidate, as `LEVEL message`. */
-export type LogLines = string[];
-
-/** A logger that keeps every line in `lines`. */
-export function recordingLogger(lines: LogLines): ElectionLogger {
-  return {
-    debug: (m) => lines.push(`DEBUG ${m}`),
-    info: (m) => lines.push(`INFO ${m}`),
-    warn: (m) => lines.push(`WARN ${m}`),
-    error: (m) => lines.push(`ERROR ${m}`),
-  };
-}
 
 /** Options of {@link observedElector}. */
 export interface ObservedElectorOptions {
   /** The candidate's identity (holderIdentity); default the test identity it authenticates as. */
   identity?: string;
-  logs?: LogLines;
+  /** Where the elector logs; default a fresh RecordingLogger. */
+  logger?: ElectionLogger;
   releaseOnStop?: boolean;
   /** Awaited by the elector when a term ends, before it releases or campaigns again. */
   onStoppedLeading?: () => Promise<void>;
@@ -53,21 +42,8 @@ export function observedElector(
     name: leaseName,
     ...FAST_TIMINGS,
     releaseOnStop: options.releaseOnStop ?? true,
-    logger: recordingLogger(options.logs ?? []),
+    logger: options.logger ?? new RecordingLogger(),
     observer,
     callbacks: { onStoppedLeading: options.onStoppedLeading },
   });
-}
-
-/** Resolves once `predicate()` holds, polling every 20 ms; rejects after `timeoutMs`. */
-export async function eventually(
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

@@ -11,6 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CatchUpPolicy, LeaderElectionTimings } from 'nest-leader';
 import { CandidateProcess } from './candidate-process.js';
+import { eventually, found } from './eventually.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
 /** How one failover is caused: the signal, and when relative to the leader's tick, ms. */
@@ -160,17 +161,10 @@ async function waitForLeader(
   leaderNow: () => CandidateProcess | undefined,
   timeoutMs: number,
 ): Promise<CandidateProcess> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const leader = leaderNow();
-    if (leader) return leader;
-    if (performance.now() > deadline) {
-      throw new Error(
-        `no leader within ${timeoutMs} ms:\n${fleet.map((p) => `${p.describe()}\n${p.stderrTail}`).join('\n')}`,
-      );
-    }
-    await sleep(50);
-  }
+  return eventually(
+    () => found(leaderNow(), () => `no leader within ${timeoutMs} ms:\n${describeFleet(fleet)}`),
+    { timeoutMs, intervalMs: 50 },
+  );
 }
 
 async function waitForSuccessor(
@@ -179,20 +173,22 @@ async function waitForSuccessor(
   killedMs: number,
   timeoutMs: number,
 ): Promise<CandidateProcess> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const successor = fleet.find(
-      (p) =>
-        p !== leader && p.events.some((e) => e.event === 'started' && e.monotonicMs > killedMs),
-    );
-    if (successor) return successor;
-    if (performance.now() > deadline) {
-      throw new Error(
-        `no new leader within ${timeoutMs} ms of ${leader.describe()}'s fault:\n${fleet.map((p) => `${p.describe()}\n${p.stderrTail}`).join('\n')}`,
-      );
-    }
-    await sleep(25);
-  }
+  return eventually(
+    () =>
+      found(
+        fleet.find(
+          (p) =>
+            p !== leader && p.events.some((e) => e.event === 'started' && e.monotonicMs > killedMs),
+        ),
+        () =>
+          `no new leader within ${timeoutMs} ms of ${leader.describe()}'s fault:\n${describeFleet(fleet)}`,
+      ),
+    { timeoutMs, intervalMs: 25 },
+  );
+}
+
+function describeFleet(fleet: readonly CandidateProcess[]): string {
+  return fleet.map((p) => `${p.describe()}\n${p.stderrTail}`).join('\n');
 }
 
 /** Sleeps until the wall clock is `offsetMs` past a whole second (the job's slots). */

@@ -27,7 +27,7 @@ import { formatLeaseTable, readLease, serviceAccountKubeConfig } from './launche
 import {
   type ControlPlaneProcess,
   REPO_ROOT,
-  startControlPlane,
+  startControlPlaneProcess,
 } from './launcher/control-plane-process.js';
 import { type ReplicaMetrics, scrapeReplica } from './launcher/metrics-scrape.js';
 import { type FailoverMeasurement, ReplicaFleet } from './launcher/replica-fleet.js';
@@ -82,7 +82,16 @@ async function setUpKube(options: DemoCliOptions, signal: AbortSignal): Promise<
     `no KUBECONFIG: starting the local kube-apiserver + etcd (state in ${relative(process.cwd(), stateDir)})`,
   );
   say('the first start builds it from source; that takes several minutes');
-  const controlPlane = await startControlPlane(stateDir, (line) => say(`  ${line}`), signal);
+  // Its own process group, like the replicas: on Ctrl-C the launcher stops the replicas first
+  // (they release the Lease through this API server), then the control plane.
+  let starting = true; // its progress until it is ready, not the server's log after
+  const controlPlane = await startControlPlaneProcess({
+    stateDir,
+    progress: (line) => starting && say(`  ${line}`),
+    signal,
+    detached: true,
+  });
+  starting = false;
   try {
     const admin = new KubeConfig();
     admin.loadFromFile(controlPlane.kubeconfigPath);

@@ -16,7 +16,7 @@ import { scrapeReplica } from '@nest-leader/demo/launcher/metrics-scrape';
 import { type FailoverMeasurement, ReplicaFleet } from '@nest-leader/demo/launcher/replica-fleet';
 import type { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
 import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '@nest-leader/demo/demo.constants';
-import { eventually } from './eventually.js';
+import { eventually } from '../../support/eventually.js';
 import { recordFailover } from './failover-results.js';
 
 /** Short timings so the suite is fast: leaseDuration 4 s, renewDeadline 3 s, retryPeriod 1 s. */

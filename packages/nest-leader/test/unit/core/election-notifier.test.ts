@@ -6,7 +6,7 @@ import {
   type LeaderCallbacks,
   type LeaderTerm,
 } from 'nest-leader';
-import { RecordingLogger } from './elector.fixture.js';
+import { RecordingLogger } from 'nest-leader/testing';
 
 const term: LeaderTerm = Object.freeze({
   leaseTransitions: 4,
@@ -45,7 +45,7 @@ describe('ElectionNotifier', () => {
 
     events.startedLeading(term);
 
-    assert.equal(logger.matching('INFO', '"pod-a"').length, 1);
+    assert.equal(logger.matching('info', '"pod-a"').length, 1);
     assert.deepEqual(order, ['observer billing pod-a 4', 'callback 4']);
   });
 
@@ -75,8 +75,8 @@ describe('ElectionNotifier', () => {
     events.leaderChanged('pod-b', 5);
     await flush();
 
-    assert.equal(logger.matching('ERROR', 'onStartedLeading').length, 1);
-    assert.equal(logger.matching('ERROR', 'onNewLeader').length, 1);
+    assert.equal(logger.matching('error', 'onStartedLeading').length, 1);
+    assert.equal(logger.matching('error', 'onNewLeader').length, 1);
   });
 
   test('stoppedLeading() logs the reason and awaits onStoppedLeading; a rejection is logged', async () => {
@@ -92,8 +92,8 @@ describe('ElectionNotifier', () => {
     await events.stoppedLeading(term, 'lease-taken-over');
 
     assert.equal(drained, true);
-    assert.equal(logger.matching('INFO', 'lease-taken-over').length, 1);
-    assert.equal(logger.matching('ERROR', 'onStoppedLeading').length, 1);
+    assert.equal(logger.matching('info', 'lease-taken-over').length, 1);
+    assert.equal(logger.matching('error', 'onStoppedLeading').length, 1);
   });
 
   test('a released Lease is observed as holder "" but is not a new leader', () => {
@@ -107,7 +107,7 @@ describe('ElectionNotifier', () => {
     events.leaderChanged('pod-b', 5);
 
     assert.deepEqual(seen, ['observed "" 4', 'observed "pod-b" 5', 'new leader pod-b']);
-    assert.equal(logger.matching('INFO', 'New leader').length, 1);
+    assert.equal(logger.matching('info', 'New leader').length, 1);
   });
 
   test('every observation carries a fresh event naming the election and the candidate', () => {
@@ -130,6 +130,6 @@ describe('ElectionNotifier', () => {
 
     events.renewDeadlineExceeded();
 
-    assert.equal(logger.matching('WARN', 'Lease default/billing').length, 1);
+    assert.equal(logger.matching('warn', 'Lease default/billing').length, 1);
   });
 });

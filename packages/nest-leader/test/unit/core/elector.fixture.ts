@@ -1,5 +1,4 @@
 import {
-  type ElectionLogger,
   type ElectionObserver,
   LeaderElector,
   type LeaderElectorOptions,
@@ -9,29 +8,7 @@ import {
   type ResourceLock,
   type VersionedLeaseRecord,
 } from 'nest-leader';
-import { ManualClock, MemoryLock } from 'nest-leader/testing';
-
-/** Log lines a test can assert on, as `LEVEL message`. */
-export class RecordingLogger implements ElectionLogger {
-  readonly lines: string[] = [];
-  debug(message: string): void {
-    this.lines.push(`DEBUG ${message}`);
-  }
-  info(message: string): void {
-    this.lines.push(`INFO ${message}`);
-  }
-  warn(message: string): void {
-    this.lines.push(`WARN ${message}`);
-  }
-  error(message: string): void {
-    this.lines.push(`ERROR ${message}`);
-  }
-  matching(level: string, text: string | RegExp): string[] {
-    return this.lines.filter(
-      (l) => l.startsWith(level) && (typeof text === 'string' ? l.includes(text) : text.test(l)),
-    );
-  }
-}
+import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 
 /** What the callbacks of one elector saw, in order. */
 export interface CallbackLog {

@@ -167,7 +167,7 @@ describe('LeaderElector: acquiring', () => {
     await w.clock.advance(s(2));
     assert.equal(elector.isLeader(), true);
     assert.deepEqual(log.events, ['started 4']);
-    assert.deepEqual(logger.matching('WARN', 'same identity'), [], 'nobody renewed it: no warning');
+    assert.deepEqual(logger.matching('warn', 'same identity'), [], 'nobody renewed it: no warning');
     await elector.stop();
   });
 

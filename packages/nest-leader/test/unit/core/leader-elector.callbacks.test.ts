@@ -45,9 +45,9 @@ describe('LeaderElector: callbacks, terms and losing', () => {
 
     await elector.stop();
 
-    assert.equal(logger.matching('ERROR', 'boom on start').length, 1);
-    assert.equal(logger.matching('ERROR', 'boom on new leader').length, 1);
-    assert.equal(logger.matching('ERROR', 'boom on stop').length, 1);
+    assert.equal(logger.matching('error', 'boom on start').length, 1);
+    assert.equal(logger.matching('error', 'boom on new leader').length, 1);
+    assert.equal(logger.matching('error', 'boom on stop').length, 1);
     assert.equal(w.lock.read()!.record.holderIdentity, '');
     assert.deepEqual(unhandled, []);
   });
@@ -62,7 +62,7 @@ describe('LeaderElector: callbacks, terms and losing', () => {
     elector.start();
     await w.clock.advance(0);
 
-    assert.equal(logger.matching('ERROR', 'async boom').length, 1);
+    assert.equal(logger.matching('error', 'async boom').length, 1);
     assert.deepEqual(unhandled, []);
     await elector.stop();
   });
@@ -140,7 +140,7 @@ describe('LeaderElector: callbacks, terms and losing', () => {
 
     assert.deepEqual(w.lock.calls, calls);
     assert.deepEqual(log.events, ['started 0', 'stopped 0']);
-    assert.equal(logger.matching('WARN', "onLost: 'stop'").length, 1);
+    assert.equal(logger.matching('warn', "onLost: 'stop'").length, 1);
     await elector.stop();
   });
 

@@ -195,10 +195,10 @@ describe('LeaderElector: chaos findings', () => {
     }
     assert.deepEqual(first.log.events, [], 'a never began term 0 (nor any other)');
     assert.equal(
-      first.logger.matching('WARN', /acquired \(term 0\), but the answer was handled 30s after/)
+      first.logger.matching('warn', /acquired \(term 0\), but the answer was handled 30s after/)
         .length,
       1,
-      first.logger.lines.join('\n'),
+      JSON.stringify(first.logger.lines),
     );
     assert.deepEqual(second.log.events, ['started 1'], 'b kept its term');
     const stopped = Promise.all([first.elector.stop(), second.elector.stop()]);
@@ -216,7 +216,7 @@ describe('LeaderElector: chaos findings', () => {
     w.clock.jump(s(12)); // paused past renewDeadline (10 s) before handling the answer
     a.resume();
     await w.clock.advance(s(5));
-    assert.equal(only.logger.matching('WARN', /acquired \(term 0\), but/).length, 1);
+    assert.equal(only.logger.matching('warn', /acquired \(term 0\), but/).length, 1);
     assert.deepEqual(only.log.events, ['started 1'], 'term 0 was never begun; term 1 was');
     assert.equal(only.elector.isLeader(), true);
     assert.equal((await w.lock.get())?.record.leaseTransitions, 1);

@@ -25,7 +25,7 @@ describe('LeaderElector: a Lease deleted under a live leader', () => {
     assert.equal(w.lock.read(), undefined, 'nobody recreated the Lease early');
     assert.equal(b.elector.isLeader(), false);
     assert.equal(
-      b.logger.matching('INFO', 'does not exist, but it was last seen held by "a"').length,
+      b.logger.matching('info', 'does not exist, but it was last seen held by "a"').length,
       1,
     );
 
@@ -89,8 +89,8 @@ describe('LeaderElector: a Lease deleted under a live leader', () => {
 
     assert.equal(elector.isLeader(), false);
     assert.equal(log.terms[0]!.signal.reason.reason, 'lease-deleted');
-    assert.deepEqual(logger.matching('WARN', 'update of'), [], 'not a failure to retry');
-    assert.equal(logger.matching('WARN', 'was deleted while this candidate led it').length, 1);
+    assert.deepEqual(logger.matching('warn', 'update of'), [], 'not a failure to retry');
+    assert.equal(logger.matching('warn', 'was deleted while this candidate led it').length, 1);
     await elector.stop();
   });
 
@@ -105,7 +105,7 @@ describe('LeaderElector: a Lease deleted under a live leader', () => {
 
     assert.equal(elector.isLeader(), false);
     assert.equal(log.terms[0]!.signal.reason.reason, 'lease-deleted');
-    assert.equal(logger.matching('WARN', 'was deleted while this candidate led it').length, 1);
+    assert.equal(logger.matching('warn', 'was deleted while this candidate led it').length, 1);
     await elector.stop();
   });
 

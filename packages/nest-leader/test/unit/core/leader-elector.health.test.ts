@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { candidate, RecordingLogger, s, world } from './elector.fixture.js';
+import { RecordingLogger } from 'nest-leader/testing';
+import { candidate, s, world } from './elector.fixture.js';
 
 describe('LeaderElector: health (as client-go HealthzAdaptor)', () => {
   test('healthy before start, while leading, as a follower and after stop', async () => {
@@ -87,7 +88,7 @@ describe('LeaderElector: health (as client-go HealthzAdaptor)', () => {
     const w = world();
     const logger = new RecordingLogger();
     logger.info = (message) => {
-      if (message.includes('started leading')) throw new Error('logger exploded');
+      if (String(message).includes('started leading')) throw new Error('logger exploded');
     };
     const { elector, log } = candidate('a', { ...w, logger });
 

@@ -35,7 +35,7 @@ describe('LeaderElector: a holder whose process the lock can check', () => {
 
     assert.equal(elector.isLeader(), true);
     assert.deepEqual(log.events, ['started 3']);
-    assert.equal(logger.matching('INFO', /"x", is gone \(PID 123 no longer exists\)/).length, 1);
+    assert.equal(logger.matching('info', /"x", is gone \(PID 123 no longer exists\)/).length, 1);
     await elector.stop();
   });
 
@@ -61,7 +61,7 @@ describe('LeaderElector: a holder whose process the lock can check', () => {
     await w.clock.advance(s(10)); // five more reads: still one line
 
     assert.equal(elector.isLeader(), false);
-    const lines = logger.matching('INFO', 'Waiting for "x"');
+    const lines = logger.matching('info', 'Waiting for "x"');
     assert.equal(lines.length, 1);
     assert.match(lines[0]!, /another host \(b\)/);
     assert.ok(lines[0]!.includes(`leads until ${until}`), lines[0]);

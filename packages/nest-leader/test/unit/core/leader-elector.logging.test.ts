@@ -12,7 +12,7 @@ describe('LeaderElector: logging failures', () => {
     elector.start();
     await w.clock.advance(s(61));
 
-    const lines = logger.matching('WARN', 'ECONNREFUSED');
+    const lines = logger.matching('warn', 'ECONNREFUSED');
     assert.equal(lines.length, 3);
     assert.doesNotMatch(lines[0]!, /repeated/);
     assert.match(lines[1]!, /repeated 15 times in the last 30s/);
@@ -29,8 +29,8 @@ describe('LeaderElector: logging failures', () => {
     await w.clock.advance(s(10));
 
     assert.equal(elector.isLeader(), true);
-    assert.deepEqual(logger.matching('INFO', 'reachable again'), [
-      'INFO MemoryLock test reachable again after 3 failed attempt(s).',
+    assert.deepEqual(logger.matching('info', 'reachable again'), [
+      'MemoryLock test reachable again after 3 failed attempt(s).',
     ]);
     await elector.stop();
   });
@@ -50,7 +50,7 @@ describe('LeaderElector: logging failures', () => {
     elector.start();
     await w.clock.advance(s(20));
 
-    const lines = logger.matching('ERROR', 'forbidden (HTTP 403)');
+    const lines = logger.matching('error', 'forbidden (HTTP 403)');
     assert.equal(lines.length, 1);
     assert.match(lines[0]!, /get, create and update on leases\.coordination\.k8s\.io/);
     await elector.stop();
@@ -73,8 +73,8 @@ describe('LeaderElector: logging failures', () => {
     await w.clock.advance(s(8));
 
     assert.equal(elector.isLeader(), true);
-    assert.deepEqual(logger.matching('ERROR', ''), []);
-    const warnings = logger.matching('WARN', 'authorization cache');
+    assert.deepEqual(logger.matching('error', ''), []);
+    const warnings = logger.matching('warn', 'authorization cache');
     assert.ok(warnings.length >= 1 && warnings.length <= 2, warnings.join('\n')); // update, get
     for (const line of warnings) assert.doesNotMatch(line, /RBAC denies it/);
     await elector.stop();
@@ -95,10 +95,10 @@ describe('LeaderElector: logging failures', () => {
     w.lock.failNext('any', forbidden, 1000);
 
     await w.clock.advance(s(9));
-    assert.deepEqual(logger.matching('ERROR', ''), []);
+    assert.deepEqual(logger.matching('error', ''), []);
     await w.clock.advance(s(5)); // 403s since 6 s: past the 10 s grace at 16 s
 
-    assert.equal(logger.matching('ERROR', 'RBAC denies it').length, 1);
+    assert.equal(logger.matching('error', 'RBAC denies it').length, 1);
     w.lock.clearFaults();
     await elector.stop();
   });
@@ -119,8 +119,8 @@ describe('LeaderElector: logging failures', () => {
     elector.start();
     await w.clock.advance(0);
 
-    assert.equal(logger.matching('ERROR', 'RBAC denies it').length, 1);
-    assert.deepEqual(logger.matching('WARN', 'authorization cache'), []);
+    assert.equal(logger.matching('error', 'RBAC denies it').length, 1);
+    assert.deepEqual(logger.matching('warn', 'authorization cache'), []);
     w.lock.clearFaults();
     await elector.stop();
   });

@@ -102,7 +102,7 @@ describe('LeaderElector: observer (as client-go metrics provider)', () => {
 
     assert.equal(elector.isLeader(), true);
     assert.equal(log.terms.length, 1);
-    assert.deepEqual(logger.matching('ERROR', ''), []);
+    assert.deepEqual(logger.matching('error', ''), []);
     await elector.stop();
     assert.equal(w.lock.read()!.record.holderIdentity, '');
   });

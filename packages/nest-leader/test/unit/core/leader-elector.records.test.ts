@@ -94,8 +94,8 @@ describe('LeaderElector: foreign and malformed records, clock skew', () => {
     assert.equal(elector.isLeader(), true);
     assert.equal(w.lock.read()!.record.leaseTransitions, 0);
     assert.deepEqual(log.events, ['started 0']);
-    assert.equal(logger.matching('WARN', 'reached 2147483647').length, 1);
-    assert.match(logger.matching('WARN', 'reached')[0]!, /Fencing tokens restart/);
+    assert.equal(logger.matching('warn', 'reached 2147483647').length, 1);
+    assert.match(logger.matching('warn', 'reached')[0]!, /Fencing tokens restart/);
     await elector.stop();
   });
 

@@ -127,7 +127,7 @@ describe('LeaderElector: stopping and releasing', () => {
 
     assert.equal(w.lock.read()!.record.holderIdentity, 'a');
     assert.equal(w.lock.calls.update, 3);
-    assert.equal(logger.matching('WARN', 'Could not release').length, 1);
+    assert.equal(logger.matching('warn', 'Could not release').length, 1);
   });
 
   test('a release whose request hangs gives up after the per-request timeout', async () => {
@@ -144,7 +144,7 @@ describe('LeaderElector: stopping and releasing', () => {
     await w.clock.advance(1);
 
     assert.equal(stopped, true);
-    assert.equal(logger.matching('WARN', 'Could not release').length, 1);
+    assert.equal(logger.matching('warn', 'Could not release').length, 1);
   });
 
   test('releaseOnStop: false leaves the Lease to expire', async () => {

@@ -110,7 +110,7 @@ describe('LeaderElector: renewing and stepping down', () => {
     await w.clock.advance(1);
 
     assert.equal(elector.isLeader(), false);
-    assert.equal(logger.matching('WARN', 'not renewed within renewDeadline').length, 1);
+    assert.equal(logger.matching('warn', 'not renewed within renewDeadline').length, 1);
     await elector.stop();
   });
 
@@ -202,9 +202,9 @@ describe('LeaderElector: renewing and stepping down', () => {
 
     elector.start();
     await w.clock.advance(s(5) - 1);
-    assert.equal(logger.matching('WARN', 'Timed out').length, 0);
+    assert.equal(logger.matching('warn', 'Timed out').length, 0);
     await w.clock.advance(1);
-    assert.equal(logger.matching('WARN', 'Timed out after 5000 ms').length, 1);
+    assert.equal(logger.matching('warn', 'Timed out after 5000 ms').length, 1);
     await w.clock.advance(s(2));
     assert.equal(elector.isLeader(), true);
     await elector.stop();
@@ -222,7 +222,7 @@ describe('LeaderElector: renewing and stepping down', () => {
     elector.start();
     await w.clock.advance(s(1));
 
-    assert.equal(logger.matching('WARN', 'Timed out after 1000 ms').length, 1);
+    assert.equal(logger.matching('warn', 'Timed out after 1000 ms').length, 1);
     await elector.stop();
   });
 
@@ -258,7 +258,7 @@ describe('LeaderElector: renewing and stepping down', () => {
     assert.equal(first.elector.isLeader(), true);
     assert.equal(second.elector.isLeader(), false);
     assert.deepEqual(second.log.events, []);
-    assert.equal(second.logger.matching('WARN', 'uses the same identity').length, 1);
+    assert.equal(second.logger.matching('warn', 'uses the same identity').length, 1);
     assert.deepEqual(first.log.events, ['started 0']);
 
     // The first stops without releasing (a crash): the second takes over once it expired.
@@ -278,8 +278,8 @@ describe('LeaderElector: renewing and stepping down', () => {
     w.lock.failNext('update', new LockConflictError(w.lock.description, 'update'));
     await w.clock.advance(s(2));
 
-    assert.equal(logger.matching('WARN', 'failed').length, 0);
-    assert.equal(logger.matching('DEBUG', 'stale version').length, 1);
+    assert.equal(logger.matching('warn', 'failed').length, 0);
+    assert.equal(logger.matching('debug', 'stale version').length, 1);
     await elector.stop();
   });
 });

@@ -76,7 +76,7 @@ describe('LeaderElector: the schedule ledger travels with the election record', 
     elector.start();
     await w.clock.advance(s(5));
     assert.equal(elector.isLeader(), true);
-    assert.ok(logger.matching('WARN', 'ledger boom').length >= 1);
+    assert.ok(logger.matching('warn', 'ledger boom').length >= 1);
     assert.equal(w.lock.read()!.record.scheduleLedger, undefined);
     await elector.stop();
   });

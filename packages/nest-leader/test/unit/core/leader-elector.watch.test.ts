@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LeaseApiError } from 'nest-leader';
 import { ManualClock } from 'nest-leader/testing';
-import { candidate, RecordingLogger, s } from './elector.fixture.js';
+import { RecordingLogger } from 'nest-leader/testing';
+import { candidate, s } from './elector.fixture.js';
 import { WatchHub, type WatchableLockView } from './watchable-memory-lock.fixture.js';
 
 /** `a` leads, `b` follows; each reaches the same record through its own view of the hub. */
@@ -85,7 +86,7 @@ describe('LeaderElector: followers that watch the Lease', () => {
     assert.equal(b.elector.isLeader(), false);
     assert.equal(a.isLeader(), true);
     assert.equal(bLock.calls.reconnect, 1, 'the watch is reconnected');
-    assert.equal(bLogger.matching('DEBUG', 'missed a change').length, 1);
+    assert.equal(bLogger.matching('debug', 'missed a change').length, 1);
 
     const polled = await getsDuring(bLock, () => clock.advance(s(20)));
     assert.ok(polled >= 9, `polls every retryPeriod meanwhile (${polled} GETs in 20 s)`);
@@ -102,7 +103,7 @@ describe('LeaderElector: followers that watch the Lease', () => {
     hub.disconnectAll(new Error('connection reset'));
     const polled = await getsDuring(bLock, () => clock.advance(s(10)));
     assert.equal(polled, 6, 'one read at once, then one every retryPeriod');
-    assert.equal(bLogger.matching('DEBUG', 'connection reset').length, 1);
+    assert.equal(bLogger.matching('debug', 'connection reset').length, 1);
     hub.reconnectAll();
     await clock.advance(s(2));
     const after = await getsDuring(bLock, () => clock.advance(s(30)));
@@ -121,7 +122,7 @@ describe('LeaderElector: followers that watch the Lease', () => {
     hub.refuseAll(forbidden);
     const polled = await getsDuring(bLock, () => clock.advance(s(10)));
     assert.equal(polled, 6, 'one read at once, then one every retryPeriod');
-    const warnings = bLogger.matching('WARN', 'Cannot watch');
+    const warnings = bLogger.matching('warn', 'Cannot watch');
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /Cannot watch leases\.coordination\.k8s\.io "lease"/);
     assert.match(warnings[0]!, /verb watch/);

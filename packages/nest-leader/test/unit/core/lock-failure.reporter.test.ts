@@ -10,7 +10,7 @@ import {
   lockRequestOutcome,
 } from 'nest-leader';
 import { ManualClock } from 'nest-leader/testing';
-import { RecordingLogger } from './elector.fixture.js';
+import { RecordingLogger } from 'nest-leader/testing';
 
 const LOCK = 'Lease default/test';
 
@@ -32,8 +32,8 @@ describe('LockFailureReporter', () => {
     failures.failed('update', new LockConflictError(LOCK, 'update'), running());
 
     assert.deepEqual(
-      logger.lines.map((l) => l.split(' ')[0]),
-      ['DEBUG'],
+      logger.lines.map((l) => l.level),
+      ['debug'],
     );
   });
 
@@ -44,7 +44,7 @@ describe('LockFailureReporter', () => {
     await clock.advance(2_000);
     failures.failed('get', apiError('transient', 503), running());
 
-    assert.equal(logger.matching('WARN', 'get of Lease default/test failed').length, 1);
+    assert.equal(logger.matching('warn', 'get of Lease default/test failed').length, 1);
   });
 
   test('a configuration problem (403 on a verb that never worked) is an error at once', () => {
@@ -52,7 +52,7 @@ describe('LockFailureReporter', () => {
 
     failures.failed('update', apiError('forbidden', 403), running());
 
-    assert.equal(logger.matching('ERROR', 'update of Lease default/test failed').length, 1);
+    assert.equal(logger.matching('error', 'update of Lease default/test failed').length, 1);
   });
 
   test('a 403 on a verb that worked before is a warning for the grace period, then an error', async () => {
@@ -62,13 +62,13 @@ describe('LockFailureReporter', () => {
     failures.failed('update', apiError('forbidden', 403), running());
     await clock.advance(ACCESS_DENIED_GRACE_MS - 1);
     failures.failed('update', apiError('forbidden', 403), running());
-    assert.equal(logger.matching('WARN', 'credentials worked before').length, 1);
-    assert.equal(logger.matching('ERROR', '').length, 0);
+    assert.equal(logger.matching('warn', 'credentials worked before').length, 1);
+    assert.equal(logger.matching('error', '').length, 0);
 
     await clock.advance(1);
     failures.failed('update', apiError('forbidden', 403), running());
 
-    assert.equal(logger.matching('ERROR', 'update of Lease default/test failed').length, 1);
+    assert.equal(logger.matching('error', 'update of Lease default/test failed').length, 1);
   });
 
   test('the grace is per verb: a 403 on another verb that never worked is an error at once', () => {
@@ -77,7 +77,7 @@ describe('LockFailureReporter', () => {
 
     failures.failed('update', apiError('forbidden', 403), running());
 
-    assert.equal(logger.matching('ERROR', 'update of').length, 1);
+    assert.equal(logger.matching('error', 'update of').length, 1);
   });
 
   test('a success ends the run of 403s: the next one starts a new grace period', async () => {
@@ -90,7 +90,7 @@ describe('LockFailureReporter', () => {
     await clock.advance(5_000);
     failures.failed('get', apiError('forbidden', 403), running());
 
-    assert.equal(logger.matching('ERROR', '').length, 0);
+    assert.equal(logger.matching('error', '').length, 0);
   });
 
   test('nothing is logged when the term or the run was aborted meanwhile', () => {
@@ -113,7 +113,7 @@ describe('LockFailureReporter', () => {
     failures.recovered();
     failures.recovered();
 
-    assert.equal(logger.matching('INFO', 'reachable again after 2 failed attempt(s)').length, 1);
+    assert.equal(logger.matching('info', 'reachable again after 2 failed attempt(s)').length, 1);
   });
 });
 

@@ -14,12 +14,12 @@ import {
   type LeaderModuleOptions,
   type LeaderModuleOptionsFactory,
 } from 'nest-leader';
-import { ManualClock, MemoryLock } from 'nest-leader/testing';
-import { CapturingLogger, LEASE_NAME } from './support.js';
+import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
+import { LEASE_NAME } from './support.js';
 
 async function compile(
   leaderModule: ReturnType<typeof LeaderModule.forRoot>,
-  logger?: CapturingLogger,
+  logger?: RecordingLogger,
 ) {
   const moduleRef = Test.createTestingModule({ imports: [leaderModule] });
   if (logger) moduleRef.setLogger(logger);
@@ -180,14 +180,14 @@ describe("lock selection with 'auto'", () => {
   });
 
   test('without any cluster configured, falls back to a FileLock and says so once', async () => {
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     await compile(
       LeaderModule.forRoot({ leaseName: 'auto-file', clock: new ManualClock() }),
       logger,
     );
-    const fallback = logger.lines.filter((line) =>
-      line.includes('No Kubernetes cluster configured'),
-    );
+    const fallback = logger
+      .messages()
+      .filter((line) => line.includes('No Kubernetes cluster configured'));
     assert.equal(fallback.length, 1);
     assert.match(fallback[0]!, /FileLock/);
   });
@@ -213,7 +213,7 @@ describe("lock selection with 'auto'", () => {
       ].join('\n'),
     );
     process.env.KUBECONFIG = kubeconfig;
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     const moduleRef = await compile(
       LeaderModule.forRoot({
         leaseName: 'auto-lease',
@@ -225,7 +225,7 @@ describe("lock selection with 'auto'", () => {
     const app = moduleRef.createNestApplication();
     await app.init();
     await app.close();
-    const start = logger.lines.find((line) => line.startsWith('Leader election starting'));
+    const start = logger.messages().find((line) => line.startsWith('Leader election starting'));
     assert.match(
       start ?? '',
       /identity "pod-a", lock kubernetes \(Lease billing\/auto-lease\), namespace "billing"/,

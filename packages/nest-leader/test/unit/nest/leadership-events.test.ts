@@ -8,15 +8,8 @@ import {
   OnLeadershipAcquired,
   OnLeadershipLost,
 } from 'nest-leader';
-import { ManualClock, MemoryLock } from 'nest-leader/testing';
-import {
-  CapturingLogger,
-  holdLeaseAs,
-  OTHER,
-  type Replica,
-  SELF,
-  startReplica,
-} from './support.js';
+import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
+import { holdLeaseAs, OTHER, type Replica, SELF, startReplica } from './support.js';
 
 @Injectable()
 class LeadershipLog {
@@ -93,21 +86,21 @@ test('handlers on controllers are called too', async () => {
 });
 
 test('a handler that throws or rejects is logged and the election carries on', async () => {
-  const logger = new CapturingLogger();
+  const logger = new RecordingLogger();
   replica = await startReplica({ role: 'leader', providers: [FailingListener], logger });
   await replica.clock.settle();
   assert.ok(replica.election.isLeader());
   assert.ok(
-    logger.lines.some((line) =>
-      /acquired handler FailingListener\.acquired failed.*handler bug/.test(line),
-    ),
+    logger
+      .messages()
+      .some((line) => /acquired handler FailingListener\.acquired failed.*handler bug/.test(line)),
   );
 
   await replica.app.close();
   replica = undefined;
   assert.ok(
-    logger.lines.some((line) =>
-      /lost handler FailingListener\.lost failed.*async handler bug/.test(line),
-    ),
+    logger
+      .messages()
+      .some((line) => /lost handler FailingListener\.lost failed.*async handler bug/.test(line)),
   );
 });

@@ -30,8 +30,8 @@ import {
   type ResolvedElectionOptions,
   UnknownElectionError,
 } from 'nest-leader';
-import { ManualClock, MemoryLock } from 'nest-leader/testing';
-import { CapturingLogger, deferred, holdLeaseAs, OTHER, SELF } from './support.js';
+import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
+import { deferred, holdLeaseAs, OTHER, SELF } from './support.js';
 
 const SHARD = 'shard-a';
 
@@ -112,7 +112,7 @@ interface App {
   clock: ManualClock;
   defaultLock: MemoryLock;
   shardLock: MemoryLock;
-  logger: CapturingLogger;
+  logger: RecordingLogger;
 }
 
 interface AppOptions {
@@ -132,7 +132,7 @@ async function startApp(options: AppOptions = {}): Promise<App> {
   const defaultLock = options.defaultLock ?? new MemoryLock({ name: 'default' });
   const shardLock = options.shardLock ?? new MemoryLock({ name: SHARD });
   if (options.shardRole === 'follower') holdLeaseAs(shardLock, clock, OTHER);
-  const logger = new CapturingLogger();
+  const logger = new RecordingLogger();
   const moduleRef = await Test.createTestingModule({
     imports: [
       LeaderModule.forRoot({
@@ -443,10 +443,12 @@ describe('replacing parts of one election through Nest DI', () => {
     assert.equal(mine.read()?.record.holderIdentity, SELF);
     assert.equal(shardLock.read(), undefined, 'the lock option is not used');
     assert.ok(
-      logger.lines.some(
-        (line) =>
-          line.includes(`"${SHARD}" starting`) && line.includes('lock custom (MemoryLock mine)'),
-      ),
+      logger
+        .messages()
+        .some(
+          (line) =>
+            line.includes(`"${SHARD}" starting`) && line.includes('lock custom (MemoryLock mine)'),
+        ),
     );
   });
 

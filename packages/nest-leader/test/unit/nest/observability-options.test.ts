@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { Controller, Get, Injectable, type LoggerService } from '@nestjs/common';
+import { Controller, Get, Injectable } from '@nestjs/common';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import {
   ELECTION_METRIC_NAMES as M,
@@ -12,6 +12,7 @@ import {
   LeaderOnly,
   NotLeaderException,
 } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { Registry, register as defaultRegistry } from 'prom-client';
 import { value } from '../observability/metrics.fixture.js';
 import { baseUrl, type Replica, startReplica } from './support.js';
@@ -54,17 +55,6 @@ async function replica(...args: Parameters<typeof startReplica>): Promise<Replic
   const r = await startReplica(...args);
   running.push(r);
   return r;
-}
-
-/** Log lines, as `LEVEL message`. */
-function recorder(lines: string[]): LoggerService {
-  return {
-    log: (m) => lines.push(`LOG ${m}`),
-    warn: (m) => lines.push(`WARN ${m}`),
-    error: (m) => lines.push(`ERROR ${m}`),
-    debug: () => undefined,
-    verbose: () => undefined,
-  };
 }
 
 describe('metrics option', () => {
@@ -157,21 +147,21 @@ describe('metrics option', () => {
 
 describe('kubernetesEvents and podRoleLabel options', () => {
   it('on a lock that is not a Kubernetes Lease: one warning each, and the election works', async () => {
-    const lines: string[] = [];
+    const logger = new RecordingLogger();
     // The observer is built while the module compiles, before the application's logger is set.
     const r = await replica({
       role: 'leader',
-      compileLogger: recorder(lines),
+      compileLogger: logger,
       leader: { kubernetesEvents: true, podRoleLabel: true },
     });
     assert.ok(r.election.isLeader());
-    const warnings = lines.filter((l) => l.startsWith('WARN'));
-    assert.equal(warnings.length, 2, lines.join('\n'));
+    const warnings = logger.messages('warn');
+    assert.equal(warnings.length, 2, JSON.stringify(logger.lines));
     for (const [index, option] of ['kubernetesEvents', 'podRoleLabel'].entries()) {
       assert.match(
         warnings[index]!,
         new RegExp(
-          `^WARN ${option} is on for election "default", but it elects on .+, not a Kubernetes ` +
+          `^${option} is on for election "default", but it elects on .+, not a Kubernetes ` +
             `Lease: ${option} does nothing there\\.$`,
         ),
       );

@@ -4,28 +4,13 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { afterEach, describe, mock, test } from 'node:test';
-import { Controller, Get, Injectable, type LoggerService, Module } from '@nestjs/common';
+import { Controller, Get, Injectable, Module } from '@nestjs/common';
 import { Interval, ScheduleModule } from '@nestjs/schedule';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
 import { LeaderHealthIndicator, LeaderOnly } from 'nest-leader';
+import { RecordingLogger } from 'nest-leader/testing';
 import { type Replica, startReplica } from './support.js';
-
-/** A Nest logger that keeps what it is given. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; message: string }[] = [];
-  log = (message: unknown) => this.keep('log', message);
-  error = (message: unknown) => this.keep('error', message);
-  warn = (message: unknown) => this.keep('warn', message);
-  debug = (message: unknown) => this.keep('debug', message);
-  verbose = (message: unknown) => this.keep('verbose', message);
-  private keep(level: string, message: unknown): void {
-    this.lines.push({ level, message: String(message) });
-  }
-  at(level: string): string[] {
-    return this.lines.filter((line) => line.level === level).map((line) => line.message);
-  }
-}
 
 @Injectable()
 class Jobs {
@@ -52,16 +37,16 @@ async function replica(options: Parameters<typeof startReplica>[0]): Promise<Rep
 
 describe('bootstrap warnings', () => {
   test('@LeaderOnly() jobs without ScheduleModule.forRoot(): warns, naming the jobs and the fix', async () => {
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     await replica({ role: 'leader', providers: [Jobs], logger });
 
-    const [warning] = logger.at('warn').filter((m) => m.includes('ScheduleModule'));
+    const [warning] = logger.messages('warn').filter((m) => m.includes('ScheduleModule'));
     assert.match(warning!, /Jobs\.tick\(\) has @Cron\/@Interval\/@Timeout and @LeaderOnly\(\)/);
     assert.match(warning!, /Import ScheduleModule\.forRoot\(\)/);
   });
 
   test('with ScheduleModule.forRoot() there is no such warning', async () => {
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     await replica({
       role: 'leader',
       imports: [ScheduleModule.forRoot()],
@@ -70,14 +55,14 @@ describe('bootstrap warnings', () => {
     });
 
     assert.deepEqual(
-      logger.at('warn').filter((m) => m.includes('ScheduleModule')),
+      logger.messages('warn').filter((m) => m.includes('ScheduleModule')),
       [],
     );
   });
 
   test('no SIGTERM handler 5 s after start: warns to call app.enableShutdownHooks()', async () => {
     mock.timers.enable({ apis: ['setTimeout'] });
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     const saved = process.listeners('SIGTERM');
     process.removeAllListeners('SIGTERM');
     try {
@@ -87,19 +72,19 @@ describe('bootstrap warnings', () => {
       for (const listener of saved) process.on('SIGTERM', listener);
     }
 
-    const [warning] = logger.at('warn').filter((m) => m.includes('SIGTERM'));
+    const [warning] = logger.messages('warn').filter((m) => m.includes('SIGTERM'));
     assert.match(warning!, /call app\.enableShutdownHooks\(\) in main\.ts/);
   });
 
   test('with a SIGTERM handler (enableShutdownHooks) there is no such warning', async () => {
     mock.timers.enable({ apis: ['setTimeout'] });
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     const started = await replica({ role: 'leader', logger });
     started.app.enableShutdownHooks();
     mock.timers.tick(5_000);
 
     assert.deepEqual(
-      logger.at('warn').filter((m) => m.includes('SIGTERM')),
+      logger.messages('warn').filter((m) => m.includes('SIGTERM')),
       [],
     );
   });
@@ -129,7 +114,7 @@ describe('bootstrap warnings', () => {
   });
 
   test('a skipped job is logged once per follower stretch, not on every tick', async () => {
-    const logger = new CapturingLogger();
+    const logger = new RecordingLogger();
     const follower = await replica({ role: 'follower', providers: [Jobs], logger });
     const jobs = follower.app.get(Jobs);
 
@@ -138,8 +123,8 @@ describe('bootstrap warnings', () => {
     jobs.tick();
 
     assert.equal(jobs.runs, 0);
-    const skips = logger.at('debug').filter((m) => m.startsWith('Skipped Jobs.tick()'));
-    assert.equal(skips.length, 1, JSON.stringify(logger.at('debug')));
+    const skips = logger.messages('debug').filter((m) => m.startsWith('Skipped Jobs.tick()'));
+    assert.equal(skips.length, 1, JSON.stringify(logger.messages('debug')));
   });
 });
 

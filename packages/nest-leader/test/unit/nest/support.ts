@@ -92,20 +92,3 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
-
-/** A Nest logger that keeps every line. */
-export class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  log(message: unknown): void {
-    this.lines.push(String(message));
-  }
-  error(message: unknown): void {
-    this.lines.push(String(message));
-  }
-  warn(message: unknown): void {
-    this.lines.push(String(message));
-  }
-  debug(message: unknown): void {
-    this.lines.push(String(message));
-  }
-}
