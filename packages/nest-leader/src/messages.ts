@@ -8,6 +8,7 @@ import type {
   KubernetesApiErrorKind,
   KubernetesVerb,
   LeaderTermEndReason,
+  LeadershipTransferFailure,
 } from './errors.interfaces.js';
 import type { LockOperation } from './locks/resource-lock.js';
 
@@ -239,6 +240,7 @@ export const kubeConfigProblems = {
 /** Why a term ended, in words. */
 const termEndReasonText: Record<LeaderTermEndReason, string> = {
   stopped: 'the elector was stopped',
+  'handed-off': 'leadership was handed to another candidate',
   'renew-deadline-exceeded': 'the Lease was not renewed within renewDeadline',
   'lease-taken-over': 'another candidate holds the Lease',
   'lease-deleted': 'the Lease was deleted',
@@ -251,6 +253,30 @@ export function leaderTermEndedMessage(
   leaseTransitions: number,
 ): string {
   return `Leader term ${leaseTransitions} ended: ${termEndReasonText[reason]}.`;
+}
+
+/** Message of `LeadershipTransferError`. */
+export function leadershipTransferErrorMessage(
+  reason: LeadershipTransferFailure,
+  lock: string,
+  to: string,
+  cause: unknown,
+): string {
+  const what = `Cannot hand ${lock} to ${quoted(to)}`;
+  switch (reason) {
+    case 'not-leader':
+      return `${what}: this candidate is not leading it (or is already handing it over).`;
+    case 'lease-lost':
+      return (
+        `${what}: the term ended, but the Lease no longer names this candidate at its term ` +
+        '(it expired and was taken, or was deleted); nothing was handed over.'
+      );
+    case 'write-failed':
+      return (
+        `${what}: the term ended, but the handoff could not be written; the Lease still names ` +
+        `this candidate, which campaigns again: ${errorText(cause)}`
+      );
+  }
 }
 
 /** Log lines of the elector; `lock` is the lock's description, e.g. `Lease default/x`. */
