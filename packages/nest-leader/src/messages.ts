@@ -462,6 +462,9 @@ export interface NestStartDetails {
 
 /** Messages of `LeaderModule`, `LeaderElectionService`, `@LeaderOnly()` and friends. */
 export const nestMessages = {
+  transferUnsupported: (election: string) =>
+    `The elector of election ${quoted(election)} is a custom one without transferLeadership(); ` +
+    'provide a LeaderElector (or an elector with that method) to hand leadership over.',
   starting: (d: NestStartDetails) =>
     `Leader election ${d.election === 'default' ? '' : `"${d.election}" `}starting: identity "${d.identity}", lock ${d.kind} (${d.lock})` +
     `${d.namespace ? `, namespace "${d.namespace}"` : ''}, leaseDuration ${d.leaseDurationSeconds}s, ` +
