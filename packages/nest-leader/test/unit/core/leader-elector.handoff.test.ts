@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   InvalidLeaderElectionOptionError,
+  LockConflictError,
   LeaderTermEndedError,
   LeadershipTransferError,
   type LeaderElector,
@@ -313,6 +314,19 @@ describe('LeaderElector: transferring leadership to a chosen candidate', () => {
     assert.equal(a.elector.isLeader(), true, 'the Lease still named a: it takes it again');
     assert.deepEqual(a.log.events, ['started 0', 'stopped 0', 'started 1']);
     await a.elector.stop();
+  });
+
+  test('a write that lands between the handoff read and its write (a late renewal) is re-read, then handed over', async () => {
+    const w = world();
+    const { a, followers } = await election(w, ['b']);
+    w.lock.failNext('update', new LockConflictError(w.lock.description, 'update'));
+
+    await transfer(w, a.elector, 'b');
+
+    const { record } = w.lock.read()!;
+    assert.equal(record.holderIdentity, 'b');
+    assert.deepEqual(record.handoff, { to: 'b', leaseTransitions: 1 });
+    await stopAll(a.elector, ...followers.map((f) => f.elector));
   });
 
   test("with onLost: 'stop' the old leader still campaigns after handing off", async () => {
