@@ -9,7 +9,8 @@
  *   sidecar/ ─────────────────────┘
  *
  * Each folder may import the folders to its right (and the shared root modules `errors.ts`,
- * `errors.interfaces.ts`, `messages.ts`), never one to its left. Only nest/ imports Nest.
+ * `errors.interfaces.ts`, `errors.messages.ts`, `format.ts`), never one to its left. Only nest/
+ * imports Nest. Each folder keeps its texts in its own `*.messages.ts`.
  */
 const SRC = '^packages/nest-leader/src/';
 
@@ -55,12 +56,12 @@ module.exports = {
       name: 'shared-modules-stay-low',
       severity: 'error',
       comment:
-        'errors.ts, errors.interfaces.ts and messages.ts are imported by every folder: they ' +
-        'import nothing of the library but the lock types (src/locks/resource-lock.ts).',
-      from: { path: `${SRC}(errors|errors\\.interfaces|messages)\\.ts$` },
+        'errors.ts, errors.interfaces.ts, errors.messages.ts and format.ts are imported by every ' +
+        'folder: they import nothing of the library but the lock types (src/locks/resource-lock.ts).',
+      from: { path: `${SRC}(errors|errors\\.interfaces|errors\\.messages|format)\\.ts$` },
       to: {
         path: SRC,
-        pathNot: `${SRC}(errors|errors\\.interfaces|messages|locks/resource-lock)\\.ts$`,
+        pathNot: `${SRC}(errors|errors\\.interfaces|errors\\.messages|format|locks/resource-lock)\\.ts$`,
       },
     },
     layer(

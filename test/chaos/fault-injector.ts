@@ -12,6 +12,9 @@ import type { ChaosFleet, FleetProcess } from './chaos-fleet.js';
 import { type ChaosTimings, type FaultKind, faultDurations } from './fault-kinds.js';
 import { ForeignWriter } from './foreign-writer.js';
 
+/** Longest wait for a fault's precondition (every replica caught up), ms. */
+const PRECONDITION_WAIT_MS = 30_000;
+
 /** What applying a fault produced. */
 export interface AppliedFault {
   unresponsive: string[] | 'all';
@@ -219,7 +222,14 @@ export async function applyFault(
       // recreate a deleted Lease before that holder's lease ran out, and continues its token.
       // A replica that never saw the current record cannot know (documented exception, as in
       // client-go), so delete only once every running replica has seen the leader's term.
-      const caughtUp = await everyoneSees(fleet, leader, token, 2 * timings.leaseDurationMs);
+      // A replica spawned by the round before may still be starting (seconds, on a loaded
+      // machine): the wait is a precondition, not a measured bound, so it is generous.
+      const caughtUp = await everyoneSees(
+        fleet,
+        leader,
+        token,
+        Math.max(2 * timings.leaseDurationMs, PRECONDITION_WAIT_MS),
+      );
       result.measurements.catchUpMs = caughtUp.waitedMs;
       if (!caughtUp.ok) {
         result.notes.push(`not every replica saw term ${token} before the Lease was deleted`);

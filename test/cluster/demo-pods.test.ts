@@ -71,11 +71,16 @@ async function pods(): Promise<PodView[]> {
   });
 }
 
-async function leaseSpec(): Promise<{ holderIdentity: string; leaseTransitions: number }> {
+async function leaseSpec(): Promise<{
+  holderIdentity: string;
+  leaseTransitions: number;
+  renewTime: string;
+}> {
   const spec = (await cluster.getJson<V1Lease>('get', 'lease', lease, '-n', ns)).spec ?? {};
   return {
     holderIdentity: spec.holderIdentity ?? '',
     leaseTransitions: spec.leaseTransitions ?? 0,
+    renewTime: String(spec.renewTime ?? ''),
   };
 }
 
@@ -382,6 +387,35 @@ describe(
       record('evict-leader', { from: leader.name, handoverMs: ms });
       assert.ok(ms <= gracefulBoundMs, `handover after eviction took ${ms} ms`);
       await assertRoutedToLeader(60_000);
+      assertNoOverlappingWork();
+    });
+
+    it("lock: 'auto' in a pod picks the Lease through the in-cluster credentials (no kubeconfig, no file lock)", async () => {
+      // The manifests pin LEADER_LOCK=kubernetes (a pod without a token fails loudly); the
+      // library's default, 'auto', must find the same in-cluster configuration on its own.
+      await cluster.kubectl('set', 'env', `deployment/${ns}`, '-n', ns, 'LEADER_LOCK=auto');
+      await eventually(async () => assert.ok(await rolloutDone()), {
+        timeoutMs: 180_000,
+        intervalMs: 500,
+      });
+      const live = (await pods()).filter((p) => !p.terminating).map((p) => p.name);
+      const leader = await assertRoutedToLeader(60_000);
+      assert.ok(live.includes(leader.name), 'a pod of the rollout holds the Lease');
+      await eventually(
+        () => {
+          const started = logs
+            .json<{ event: string; pod: string; lock: string }>()
+            .filter((e) => e.event === 'replica-started' && live.includes(e.pod));
+          assert.equal(started.length, 3, 'every new pod logged replica-started');
+          for (const e of started) assert.equal(e.lock, 'auto', `${e.pod} runs with lock 'auto'`);
+        },
+        { timeoutMs: 30_000 },
+      );
+      const before = (await leaseSpec()).renewTime;
+      await eventually(
+        async () => assert.notEqual((await leaseSpec()).renewTime, before, 'the Lease is renewed'),
+        { timeoutMs: 10_000, intervalMs: 500 },
+      );
       assertNoOverlappingWork();
     });
 

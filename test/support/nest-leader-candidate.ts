@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { LeaderElector, LeaseLock, type ElectionLogger } from 'nest-leader';
 import type { CandidateEvent } from './candidate-process.js';
-import { parseDurationMs } from './candidate-flags.js';
+import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
 function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
@@ -30,19 +30,7 @@ function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
 }
 
 function main(): void {
-  const { values } = parseArgs({
-    options: {
-      kubeconfig: { type: 'string', default: process.env.KUBECONFIG },
-      'lease-name': { type: 'string' },
-      namespace: { type: 'string', default: 'default' },
-      identity: { type: 'string' },
-      candidates: { type: 'string', default: '1' },
-      'lease-duration': { type: 'string', default: '15s' },
-      'renew-deadline': { type: 'string', default: '10s' },
-      'retry-period': { type: 'string', default: '2s' },
-      'release-on-cancel': { type: 'string', default: 'true' },
-    },
-  });
+  const { values } = parseArgs({ options: CANDIDATE_FLAG_OPTIONS });
   const leaseName = values['lease-name'];
   const baseIdentity = values.identity;
   const kubeconfig = values.kubeconfig;
@@ -50,11 +38,7 @@ function main(): void {
   if (!leaseName || !baseIdentity || !kubeconfig || !Number.isSafeInteger(count) || count < 1) {
     throw new Error('--lease-name, --identity, --kubeconfig and --candidates ≥ 1 are required');
   }
-  const timings = {
-    leaseDurationSeconds: parseDurationMs('lease-duration', values['lease-duration']) / 1000,
-    renewDeadlineSeconds: parseDurationMs('renew-deadline', values['renew-deadline']) / 1000,
-    retryPeriodSeconds: parseDurationMs('retry-period', values['retry-period']) / 1000,
-  };
+  const timings = timingsFromFlags(values);
   const releaseOnStop = values['release-on-cancel'] !== 'false';
 
   const kubeConfig = new KubeConfig();

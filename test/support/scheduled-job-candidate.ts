@@ -36,19 +36,11 @@ import {
 } from 'nest-leader';
 import type { CandidateEvent } from './candidate-process.js';
 import { monotonicNowMs } from './monotonic-time.js';
-import { parseDurationMs } from './candidate-flags.js';
+import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 
 const { values } = parseArgs({
   options: {
-    kubeconfig: { type: 'string', default: process.env.KUBECONFIG },
-    'lease-name': { type: 'string' },
-    namespace: { type: 'string', default: 'default' },
-    identity: { type: 'string' },
-    candidates: { type: 'string', default: '1' },
-    'lease-duration': { type: 'string', default: '15s' },
-    'renew-deadline': { type: 'string', default: '10s' },
-    'retry-period': { type: 'string', default: '2s' },
-    'release-on-cancel': { type: 'string', default: 'true' },
+    ...CANDIDATE_FLAG_OPTIONS,
     'catch-up': { type: 'string', default: 'skip' },
     db: { type: 'string' },
     'job-ms': { type: 'string', default: '300' },
@@ -168,9 +160,7 @@ kubeConfig.loadFromString(readFileSync(values.kubeconfig, 'utf8'));
       identity,
       lock: 'kubernetes',
       kubeConfig,
-      leaseDurationSeconds: parseDurationMs('lease-duration', values['lease-duration']) / 1000,
-      renewDeadlineSeconds: parseDurationMs('renew-deadline', values['renew-deadline']) / 1000,
-      retryPeriodSeconds: parseDurationMs('retry-period', values['retry-period']) / 1000,
+      ...timingsFromFlags(values),
       releaseOnShutdown: values['release-on-cancel'] !== 'false',
       shutdownGraceMs: 5000,
     }),

@@ -1,6 +1,6 @@
 /**
- * Types shared by `errors.ts` and `messages.ts`, kept apart so that neither imports the
- * other's types back (no import cycle). Framework-free.
+ * Types shared by `errors.ts`, `errors.messages.ts` and the folders' messages files, kept
+ * apart so that none imports another's types back (no import cycle). Framework-free.
  */
 
 import type { LockOperation } from './locks/resource-lock.js';

@@ -1,6 +1,6 @@
 /**
  * Every error class nest-leader throws or reports, in one place, so users can
- * `instanceof`-check them. Messages are built in `messages.ts`.
+ * `instanceof`-check them. Their messages are built in `errors.messages.ts`.
  *
  * Framework-free: imported by every folder (`core/`, `locks/`, `kubernetes/`, …) and the Nest layer.
  */
@@ -23,9 +23,9 @@ import {
   LEASE_RESOURCE,
   type LeaseApiErrorDetails,
   lockConflictMessage,
-  nestMessages,
-  observabilityMessages,
-} from './messages.js';
+  missingPeerMessage,
+  nestErrorMessages,
+} from './errors.messages.js';
 
 /** Base class of every error raised by nest-leader. */
 export class LeaderElectionError extends Error {
@@ -177,6 +177,56 @@ export class KubeConfigError extends LeaderElectionError {
 }
 
 /**
+ * `SidecarLock` could not learn the leader from its leader-elector sidecar: the sidecar did not
+ * answer (`reason: 'unreachable'`, with the network error as `cause`), has not read its Lease
+ * yet (`'not-ready'`), or answered something other than its JSON (`'unexpected'`). Thrown by
+ * `SidecarLock.get`, `create` and `update`; the elector logs it and asks again at its next
+ * retry, as for any failed lock request.
+ */
+export class SidecarLockError extends LeaderElectionError {
+  override name = 'SidecarLockError';
+
+  /**
+   * @param url - the sidecar's address asked, e.g. `http://localhost:4040/ready`
+   * @param reason - what went wrong, see the class
+   * @param message - the lock's text for it (`locks/lock.messages.ts`)
+   * @param options - `cause`: the network error, for `unreachable`
+   */
+  constructor(
+    readonly url: string,
+    readonly reason: 'unreachable' | 'not-ready' | 'unexpected',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * `FileLock` wrote nothing because its file mutex (a `<path>.lock` directory beside the file,
+ * shared by the processes of this host) failed it: another process held it past the wait
+ * (`reason: 'busy'`), this process held it so long that others may have broken it as stale
+ * (`'held-too-long'`, a stalled event loop), or it was removed or replaced while held
+ * (`'lost'`). Thrown by `FileLock.create` and `update`; the elector logs it and retries.
+ */
+export class FileLockMutexError extends LeaderElectionError {
+  override name = 'FileLockMutexError';
+
+  /**
+   * @param path - the lock file, e.g. `/tmp/nest-leader/app/default.json`
+   * @param reason - what went wrong, see the class
+   * @param message - the lock's text for it (`locks/lock.messages.ts`)
+   */
+  constructor(
+    readonly path: string,
+    readonly reason: 'busy' | 'held-too-long' | 'lost',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * The abort reason of a term's `signal`: the term ended, and work started under it should
  * stop. `reason` says why.
  */
@@ -242,7 +292,22 @@ export class LeaderModuleNotImportedError extends LeaderElectionError {
     readonly methodName: string,
     readonly when: 'bootstrap' | 'call' = 'call',
   ) {
-    super(nestMessages.leaderModuleNotImported(className, methodName, when));
+    super(nestErrorMessages.leaderModuleNotImported(className, methodName, when));
+  }
+}
+
+/**
+ * The Nest layer was used in a way that cannot work, found when the module or class is
+ * declared (before the application starts): `@LeaderOnly()` on something that is neither a
+ * method nor a class, or `LeaderModule.registerElectionAsync()` without `useFactory`,
+ * `useClass` or `useExisting`. The message names the call and what it needs.
+ */
+export class LeaderModuleUsageError extends LeaderElectionError {
+  override name = 'LeaderModuleUsageError';
+
+  /** @param message - what was used wrongly and how to fix it (`nest/nest.messages.ts`) */
+  constructor(message: string) {
+    super(message);
   }
 }
 
@@ -265,7 +330,7 @@ export class UnknownElectionError extends LeaderElectionError {
     readonly className?: string,
     readonly methodName?: string,
   ) {
-    super(nestMessages.unknownElection(election, knownElections, className, methodName));
+    super(nestErrorMessages.unknownElection(election, knownElections, className, methodName));
   }
 }
 
@@ -275,7 +340,7 @@ export class DuplicateElectionError extends LeaderElectionError {
 
   /** @param election - the name registered twice */
   constructor(readonly election: string) {
-    super(nestMessages.duplicateElection(election));
+    super(nestErrorMessages.duplicateElection(election));
   }
 }
 
@@ -289,7 +354,7 @@ export class LeaderOnlyBindingConflictError extends LeaderElectionError {
 
   /** @param className - class of the shared object */
   constructor(readonly className: string | undefined) {
-    super(nestMessages.bindingConflict(className));
+    super(nestErrorMessages.bindingConflict(className));
   }
 }
 
@@ -315,7 +380,7 @@ export class MissingPeerDependencyError extends LeaderElectionError {
     readonly feature: string,
     options?: ErrorOptions,
   ) {
-    super(observabilityMessages.missingPeer(packageName, range, feature), options);
+    super(missingPeerMessage(packageName, range, feature), options);
   }
 }
 
@@ -344,6 +409,8 @@ export class LeadershipLostDuringWorkError extends LeaderElectionError {
     readonly className: string | undefined,
     readonly methodName: string,
   ) {
-    super(nestMessages.leadershipLostDuringWork(election, leaseTransitions, className, methodName));
+    super(
+      nestErrorMessages.leadershipLostDuringWork(election, leaseTransitions, className, methodName),
+    );
   }
 }

@@ -128,7 +128,7 @@ export type {
   KubeConfigSource,
   KubernetesApiErrorDetails,
   LeaseApiErrorDetails,
-} from './messages.js';
+} from './errors.messages.js';
 export { classifyKubernetesApiError, type KubernetesRequest } from './kubernetes/api-errors.js';
 export {
   LOCK_KINDS,

@@ -6,7 +6,7 @@
 
 import type { LeaderTermEndReason } from '../errors.js';
 import type { LockOperation, ResourceLock } from '../locks/resource-lock.js';
-import { electionMessages } from '../messages.js';
+import { electionMessages } from './election.messages.js';
 import {
   type ElectionObservation,
   type ElectionObserver,

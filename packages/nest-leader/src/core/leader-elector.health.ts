@@ -4,7 +4,7 @@
  * loop is unhealthy; everything else is healthy. Framework-free.
  */
 
-import { healthMessages } from '../messages.js';
+import { healthMessages } from './election.messages.js';
 import type { LeaderTermLifetime } from './leader-term.js';
 
 /** Result of `LeaderElector.health()`, as client-go's `HealthzAdaptor.Check`. */

@@ -7,6 +7,7 @@ import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { type Clock, SystemClock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
+import { electionOptionRules } from './election.messages.js';
 import { rejectUnknownOptions } from './option-names.js';
 
 /** Default `leaseDurationSeconds`, as client-go's and kube-controller-manager's. */
@@ -169,11 +170,7 @@ function blame<K extends keyof LeaderElectionTimings>(
 
 function checkSeconds(option: keyof LeaderElectionTimings, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidLeaderElectionOptionError(
-      option,
-      'must be a positive finite number of seconds',
-      value,
-    );
+    throw new InvalidLeaderElectionOptionError(option, electionOptionRules.positiveSeconds, value);
   }
   return value;
 }
@@ -203,15 +200,14 @@ export function validateLeaderElectionTimings(
   if (!Number.isInteger(leaseDurationSeconds) || leaseDurationSeconds > 2 ** 31 - 1) {
     throw new InvalidLeaderElectionOptionError(
       'leaseDurationSeconds',
-      'must be a whole number of seconds (Lease.spec.leaseDurationSeconds is an int32)',
+      electionOptionRules.wholeLeaseDuration,
       leaseDurationSeconds,
     );
   }
   if (retryPeriodSeconds < MIN_RETRY_PERIOD_SECONDS) {
     throw new InvalidLeaderElectionOptionError(
       'retryPeriodSeconds',
-      `must be at least ${MIN_RETRY_PERIOD_SECONDS} seconds (at most 10 requests per second ` +
-        'per candidate)',
+      electionOptionRules.minRetryPeriod(MIN_RETRY_PERIOD_SECONDS),
       retryPeriodSeconds,
     );
   }
@@ -220,10 +216,8 @@ export function validateLeaderElectionTimings(
     throw new InvalidLeaderElectionOptionError(
       option,
       option === 'renewDeadlineSeconds'
-        ? `must be less than leaseDurationSeconds (${clean(leaseDurationSeconds)}), so a leader ` +
-            'steps down before anyone else may take over'
-        : `must be greater than renewDeadlineSeconds (${clean(renewDeadlineSeconds)}), so a ` +
-            'leader steps down before anyone else may take over',
+        ? electionOptionRules.renewDeadlineBelowLeaseDuration(clean(leaseDurationSeconds))
+        : electionOptionRules.leaseDurationAboveRenewDeadline(clean(renewDeadlineSeconds)),
       option === 'renewDeadlineSeconds' ? renewDeadlineSeconds : leaseDurationSeconds,
     );
   }
@@ -232,11 +226,15 @@ export function validateLeaderElectionTimings(
     throw new InvalidLeaderElectionOptionError(
       option,
       option === 'renewDeadlineSeconds'
-        ? `must be greater than ${JITTER_FACTOR} × retryPeriodSeconds ` +
-            `(${clean(JITTER_FACTOR * retryPeriodSeconds)}), so the leader can retry a renewal`
-        : `must be less than renewDeadlineSeconds (${clean(renewDeadlineSeconds)}) / ` +
-            `${JITTER_FACTOR} = ${clean(renewDeadlineSeconds / JITTER_FACTOR)}, so the leader ` +
-            'can retry a renewal',
+        ? electionOptionRules.renewDeadlineAboveRetries(
+            JITTER_FACTOR,
+            clean(JITTER_FACTOR * retryPeriodSeconds),
+          )
+        : electionOptionRules.retryPeriodBelowRenewDeadline(
+            clean(renewDeadlineSeconds),
+            JITTER_FACTOR,
+            clean(renewDeadlineSeconds / JITTER_FACTOR),
+          ),
       option === 'renewDeadlineSeconds' ? renewDeadlineSeconds : retryPeriodSeconds,
     );
   }
@@ -260,15 +258,14 @@ export function validateIdentity(identity: unknown, option = 'identity'): string
   ) {
     throw new InvalidLeaderElectionOptionError(
       option,
-      `must be a non-empty string of at most ${MAX_IDENTITY_LENGTH} characters, unique per process`,
+      electionOptionRules.identity(MAX_IDENTITY_LENGTH),
       identity,
     );
   }
   if (UNPRINTABLE.test(identity)) {
     throw new InvalidLeaderElectionOptionError(
       option,
-      'must be printable: no control characters (newlines, tabs, escapes), no invisible ' +
-        'format characters',
+      electionOptionRules.printableIdentity,
       identity,
     );
   }
@@ -363,44 +360,44 @@ export function resolveLeaderElectorOptions(
     typeof lock.create !== 'function' ||
     typeof lock.update !== 'function'
   ) {
-    throw new InvalidLeaderElectionOptionError(
-      'lock',
-      'must be a ResourceLock (LeaseLock, FileLock or MemoryLock)',
-      lock,
-    );
+    throw new InvalidLeaderElectionOptionError('lock', electionOptionRules.lock, lock);
   }
   rejectUnknownOptions(options, LEADER_ELECTOR_OPTION_NAMES, 'LeaderElector');
   const identity = validateIdentity(options.identity);
   const timings = validateLeaderElectionTimings(options);
   const name = options.name ?? lock.description;
   if (typeof name !== 'string' || name === '') {
-    throw new InvalidLeaderElectionOptionError('name', 'must be a non-empty string', name);
+    throw new InvalidLeaderElectionOptionError('name', electionOptionRules.name, name);
   }
   const observer = options.observer;
   if (observer !== undefined && (typeof observer !== 'object' || observer === null)) {
-    throw new InvalidLeaderElectionOptionError(
-      'observer',
-      'must be an object implementing ElectionObserver',
-      observer,
-    );
+    throw new InvalidLeaderElectionOptionError('observer', electionOptionRules.observer, observer);
   }
   const releaseOnStop = options.releaseOnStop ?? true;
   if (typeof releaseOnStop !== 'boolean') {
-    throw new InvalidLeaderElectionOptionError('releaseOnStop', 'must be a boolean', releaseOnStop);
+    throw new InvalidLeaderElectionOptionError(
+      'releaseOnStop',
+      electionOptionRules.boolean,
+      releaseOnStop,
+    );
   }
   const watchLease = options.watchLease ?? true;
   if (typeof watchLease !== 'boolean') {
-    throw new InvalidLeaderElectionOptionError('watchLease', 'must be a boolean', watchLease);
+    throw new InvalidLeaderElectionOptionError(
+      'watchLease',
+      electionOptionRules.boolean,
+      watchLease,
+    );
   }
   const onLost = options.onLost ?? 'recampaign';
   if (onLost !== 'recampaign' && onLost !== 'stop') {
-    throw new InvalidLeaderElectionOptionError('onLost', "must be 'recampaign' or 'stop'", onLost);
+    throw new InvalidLeaderElectionOptionError('onLost', electionOptionRules.onLost, onLost);
   }
   const scheduleLedger = options.scheduleLedger;
   if (scheduleLedger !== undefined && typeof scheduleLedger !== 'function') {
     throw new InvalidLeaderElectionOptionError(
       'scheduleLedger',
-      'must be a function',
+      electionOptionRules.scheduleLedger,
       scheduleLedger,
     );
   }

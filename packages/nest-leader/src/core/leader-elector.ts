@@ -4,7 +4,7 @@
  */
 
 import { LeaderElectionError, LeadershipTransferError, LockConflictError } from '../errors.js';
-import { electionMessages } from '../messages.js';
+import { electionMessages } from './election.messages.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
 import { type Clock, timeoutSignal } from './clock.js';
 import { ElectionNotifier } from './election-notifier.js';

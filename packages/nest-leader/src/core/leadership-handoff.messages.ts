@@ -1,9 +1,9 @@
 /**
  * Log lines of a targeted handoff (`LeaderElector.transferLeadership`); the message of
- * `LeadershipTransferError` is in `messages.ts`, beside the other errors'.
+ * `LeadershipTransferError` is in `errors.messages.ts`, beside the other errors'.
  */
 
-import { quoted } from '../messages.js';
+import { quoted } from '../format.js';
 
 /** Log lines of a handoff; `lock` is the lock's description, e.g. `Lease default/x`. */
 export const handoffMessages = {

@@ -6,7 +6,7 @@
 
 import { KubernetesApiError, LockConflictError } from '../errors.js';
 import type { LockOperation } from '../locks/resource-lock.js';
-import { electionMessages } from '../messages.js';
+import { electionMessages } from './election.messages.js';
 import type { Clock } from './clock.js';
 import type { LockRequestOutcome } from './election-observer.js';
 import type { ElectionLogger } from './leader-elector.options.js';

@@ -4,7 +4,7 @@
  * watch's health changes), and says whether the watch can be trusted to report changes — only
  * then may the elector skip its periodic reads. Framework-free.
  */
-import { electionMessages } from '../messages.js';
+import { electionMessages } from './election.messages.js';
 import type { VersionedLeaseRecord } from '../locks/resource-lock.js';
 import type { LockWatch, WatchableLock } from '../locks/watchable-lock.js';
 import type { Clock } from './clock.js';

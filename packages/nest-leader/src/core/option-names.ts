@@ -5,7 +5,7 @@
  */
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { electionMessages } from '../messages.js';
+import { electionMessages } from './election.messages.js';
 
 /**
  * Throws if `options` has an own key not in `known`.

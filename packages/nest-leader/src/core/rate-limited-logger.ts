@@ -1,4 +1,4 @@
-import { electionMessages } from '../messages.js';
+import { electionMessages } from './election.messages.js';
 import type { Clock } from './clock.js';
 import type { ElectionLogger } from './leader-elector.options.js';
 

@@ -4,6 +4,8 @@
  * adapts `@nestjs/schedule`'s `cron` package to it), an interval as {@link intervalSchedule}.
  */
 
+import { scheduleLedgerMessages } from './schedule-ledger.messages.js';
+
 /** The scheduled times of one job, as a sequence: each call gives the next one. */
 export interface SlotSchedule {
   /**
@@ -23,7 +25,7 @@ export interface SlotSchedule {
  */
 export function intervalSchedule(periodMs: number, anchor: Date = new Date(0)): SlotSchedule {
   if (!Number.isInteger(periodMs) || periodMs <= 0) {
-    throw new RangeError(`periodMs must be a whole number of milliseconds > 0, got ${periodMs}`);
+    throw new RangeError(scheduleLedgerMessages.intervalPeriod(periodMs));
   }
   const anchorMs = anchor.getTime();
   return {

@@ -9,7 +9,8 @@ import {
   LeaseApiError,
   LockConflictError,
 } from '../errors.js';
-import { kubernetesConfigurationProblems, LEASE_RESOURCE } from '../messages.js';
+import { LEASE_RESOURCE } from '../errors.messages.js';
+import { kubernetesConfigurationProblems } from './kubernetes.messages.js';
 import { loadClientNode } from './client-node.loader.js';
 
 /** The request that failed, as error messages and RBAC hints name it. */

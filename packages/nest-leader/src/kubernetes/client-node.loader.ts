@@ -7,7 +7,6 @@
  */
 import type * as ClientNode from '@kubernetes/client-node';
 import { LeaderElectionError } from '../errors.js';
-import { lockMessages } from '../messages.js';
 import { isEsmRequireFailure } from '../peers/esm-require-failure.js';
 import { requirePeerDependency, resolvePeerDependency } from '../peers/peer-dependency.loader.js';
 import { clientNodeMessages } from './client-node.messages.js';
@@ -41,7 +40,7 @@ export function loadClientNode(): ClientNodeModule {
 export function clientNodeLoadError(cause: unknown): LeaderElectionError {
   const message = isEsmRequireFailure(cause)
     ? clientNodeMessages.esmOnly(cause)
-    : lockMessages.clientNodeMissing(cause);
+    : clientNodeMessages.missing(cause);
   return new LeaderElectionError(message, { cause });
 }
 
@@ -54,6 +53,6 @@ export function resolveClientNode(): string {
   try {
     return resolvePeerDependency('@kubernetes/client-node');
   } catch (error) {
-    throw new LeaderElectionError(lockMessages.clientNodeMissing(error), { cause: error });
+    throw new LeaderElectionError(clientNodeMessages.missing(error), { cause: error });
   }
 }

@@ -11,7 +11,8 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError, KubeConfigError } from '../errors.js';
-import { type KubeConfigSource, kubeConfigProblems, lockMessages } from '../messages.js';
+import type { KubeConfigSource } from '../errors.messages.js';
+import { kubeConfigProblems, kubernetesOptionRules } from './kubernetes.messages.js';
 import { loadClientNode } from './client-node.loader.js';
 
 /** Where Kubernetes mounts a pod's ServiceAccount credentials. */
@@ -130,7 +131,7 @@ export function loadKubernetesConfig(found: FoundKubernetesConfig): KubeConfig {
 export function validateKubeConfig(value: unknown, option: string): KubeConfig {
   if (isKubeConfig(value)) return value;
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidLeaderElectionOptionError(option, lockMessages.kubeConfigRule, value);
+    throw new InvalidLeaderElectionOptionError(option, kubernetesOptionRules.kubeConfigRule, value);
   }
   try {
     if (!existsSync(value)) {
@@ -143,7 +144,7 @@ export function validateKubeConfig(value: unknown, option: string): KubeConfig {
     if (!(error instanceof KubeConfigError)) throw error;
     throw new InvalidLeaderElectionOptionError(
       option,
-      lockMessages.kubeConfigFileRule(error.problem),
+      kubernetesOptionRules.kubeConfigFileRule(error.problem),
       value,
     );
   }

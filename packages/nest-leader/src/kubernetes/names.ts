@@ -1,6 +1,7 @@
 /** Validation of Kubernetes object names, as apimachinery's `validation.IsDNS1123…`. */
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
+import { kubernetesOptionRules } from './kubernetes.messages.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -13,12 +14,7 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
  */
 export function validateLeaseName(name: unknown, option = 'name'): string {
   if (typeof name !== 'string' || name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
-    throw new InvalidLeaderElectionOptionError(
-      option,
-      "must be a DNS-1123 subdomain: at most 253 characters of a-z, 0-9, '-' and '.', " +
-        'starting and ending with a letter or digit',
-      name,
-    );
+    throw new InvalidLeaderElectionOptionError(option, kubernetesOptionRules.leaseName, name);
   }
   return name;
 }
@@ -31,12 +27,7 @@ export function validateLeaseName(name: unknown, option = 'name'): string {
  */
 export function validateNamespace(namespace: unknown, option = 'namespace'): string {
   if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
-    throw new InvalidLeaderElectionOptionError(
-      option,
-      "must be a DNS-1123 label: at most 63 characters of a-z, 0-9 and '-', " +
-        'starting and ending with a letter or digit',
-      namespace,
-    );
+    throw new InvalidLeaderElectionOptionError(option, kubernetesOptionRules.namespace, namespace);
   }
   return namespace;
 }

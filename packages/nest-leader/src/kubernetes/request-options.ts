@@ -6,6 +6,7 @@
 import type { ConfigurationOptions } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { loadClientNode } from './client-node.loader.js';
+import { kubernetesOptionRules } from './kubernetes.messages.js';
 
 /** One request's options and what became of it. */
 export interface KubernetesRequestOptions {
@@ -56,7 +57,7 @@ export function validateRequestTimeoutMs(value: number | undefined, defaultMs: n
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new InvalidLeaderElectionOptionError(
       'requestTimeoutMs',
-      'must be a positive number of milliseconds',
+      kubernetesOptionRules.requestTimeoutMs,
       timeoutMs,
     );
   }

@@ -1,6 +1,6 @@
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
 import { LockConflictError } from '../errors.js';
-import { CONFIGMAP_RESOURCE, lockMessages } from '../messages.js';
+import { CONFIGMAP_RESOURCE, lockMessages } from './lock.messages.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import {
   type KubernetesObjectApi,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { lockMessages } from '../messages.js';
+import { FileLockMutexError } from '../errors.js';
+import { lockMessages } from './lock.messages.js';
 
 /** Options of {@link acquireFileMutex}. */
 export interface FileMutexOptions {
@@ -15,7 +16,7 @@ export interface FileMutexOptions {
 /** A held {@link acquireFileMutex} mutex. */
 export interface FileMutex {
   /**
-   * Throws unless the mutex is certainly still ours: its directory is the one we created
+   * Throws FileLockMutexError unless the mutex is certainly still ours: its directory is the one we created
    * (same inode) and less than half of `staleMs` has passed since, so nobody can have broken
    * it as stale. Call it right before committing.
    */
@@ -35,7 +36,7 @@ export interface FileMutex {
  * must not install signal handlers, so the few lines are ours. No exit hook is needed either:
  * a mutex is held for under `staleMs / 2`, and one left behind goes stale.
  *
- * @throws Error (`lockMessages.fileLockBusy`) when the mutex stays busy for `waitMs`;
+ * @throws FileLockMutexError (`busy`) when the mutex stays busy for `waitMs`;
  *   the signal's reason when it aborts; file-system errors other than "exists".
  */
 export async function acquireFileMutex(
@@ -55,7 +56,9 @@ export async function acquireFileMutex(
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     if (await breakIfStale(directory, options.staleMs)) continue;
-    if (performance.now() > deadline) throw new Error(lockMessages.fileLockBusy(path));
+    if (performance.now() > deadline) {
+      throw new FileLockMutexError(path, 'busy', lockMessages.fileLockBusy(path));
+    }
     await delay(5 + Math.random() * 20, undefined, { signal: options.signal }).catch(
       () => undefined,
     );
@@ -76,9 +79,15 @@ function heldMutex(
       // Others break a mutex only once its mtime is staleMs old; within half of that since
       // acquiring (a monotonic clock), nobody can have broken it.
       if (performance.now() - acquiredAtMs >= staleMs / 2) {
-        throw new Error(lockMessages.fileLockHeldTooLong(path, staleMs / 2));
+        throw new FileLockMutexError(
+          path,
+          'held-too-long',
+          lockMessages.fileLockHeldTooLong(path, staleMs / 2),
+        );
       }
-      if (!(await stillOurs())) throw new Error(lockMessages.fileMutexLost(path));
+      if (!(await stillOurs())) {
+        throw new FileLockMutexError(path, 'lost', lockMessages.fileMutexLost(path));
+      }
     },
     async release() {
       if (await stillOurs()) await rm(directory, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
 import { defaultFileLockDirectory } from './file-lock-directory.js';
 import { acquireFileMutex } from './file-mutex.js';
+import { lockMessages } from './lock.messages.js';
 import { type FileLockRead, watchFileLock } from './file-lock.watcher.js';
 import {
   checkHolderProcess,
@@ -87,11 +88,7 @@ export class FileLock implements WatchableLock {
   constructor(opts: FileLockOptions) {
     if ('path' in opts) {
       if (typeof opts.path !== 'string' || opts.path.trim() === '') {
-        throw new InvalidLeaderElectionOptionError(
-          'path',
-          'must be a non-empty file path',
-          opts.path,
-        );
+        throw new InvalidLeaderElectionOptionError('path', lockMessages.filePathRule, opts.path);
       }
       this.path = resolve(opts.path);
     } else {
@@ -121,7 +118,7 @@ export class FileLock implements WatchableLock {
 
   /**
    * Writes the file if it holds no record; resolves the new version.
-   * @throws LockConflictError if it does; an `Error` if the mutex stays busy for 5 s.
+   * @throws LockConflictError if it does; FileLockMutexError if the mutex stays busy for 5 s.
    */
   async create(record: LeaseRecord, signal?: AbortSignal): Promise<string> {
     return this.withMutex(signal, async (assertHeld) => {
@@ -132,7 +129,7 @@ export class FileLock implements WatchableLock {
 
   /**
    * Replaces the record if the file is still at `version`; resolves the new version.
-   * @throws LockConflictError if it changed; an `Error` if the mutex stays busy for 5 s.
+   * @throws LockConflictError if it changed; FileLockMutexError if the mutex stays busy for 5 s.
    */
   async update(record: LeaseRecord, version: string, signal?: AbortSignal): Promise<string> {
     return this.withMutex(signal, async (assertHeld) => {

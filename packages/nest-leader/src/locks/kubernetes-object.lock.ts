@@ -6,7 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { lockMessages } from '../messages.js';
+import { lockMessages } from './lock.messages.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import { validateKubeConfig } from '../kubernetes/kube-config.loader.js';
 import { withSharedConnection } from '../kubernetes/connection-pool.js';

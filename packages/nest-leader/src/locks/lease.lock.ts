@@ -1,5 +1,6 @@
 import type { CoordinationV1Api, V1Lease, V1ObjectMeta } from '@kubernetes/client-node';
-import { errorText, LEASE_RESOURCE } from '../messages.js';
+import { LEASE_RESOURCE } from '../errors.messages.js';
+import { errorText } from '../format.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import {
   type KubernetesObjectApi,

@@ -5,8 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { lockSelectionMessages } from '../messages.js';
-import { testRunnerMessages } from './lock-selection.messages.js';
+import { lockSelectionMessages, testRunnerMessages } from './lock-selection.messages.js';
 import { FileLock } from './file.lock.js';
 import {
   findKubernetesConfig,

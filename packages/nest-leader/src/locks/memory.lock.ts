@@ -1,4 +1,5 @@
 import { LockConflictError } from '../errors.js';
+import { lockMessages } from './lock.messages.js';
 import {
   copyLeaseRecord,
   type LeaseRecord,
@@ -96,13 +97,13 @@ export class MemoryLock implements ResourceLock {
 
   /**
    * Makes the next `times` calls of `operation` (`'any'`: of any operation) reject with
-   * `error` (default: a transient `Error('injected failure')`).
+   * `error` (default: a plain `Error`, as a network failure: `injected update failure`).
    */
   failNext(operation: LockOperation | 'any', error?: Error, times = 1): void {
     this.faults.push({
       operation,
       remaining: times,
-      effect: error ?? new Error(`injected ${operation} failure`),
+      effect: error ?? new Error(lockMessages.injectedFailure(operation)),
     });
   }
 

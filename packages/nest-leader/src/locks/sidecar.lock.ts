@@ -3,8 +3,12 @@
  * elector as a {@link ResourceLock}: the application does not campaign on the Lease itself, it
  * follows its sidecar. Framework-free; uses the global `fetch`.
  */
-import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
-import { lockMessages } from '../messages.js';
+import {
+  InvalidLeaderElectionOptionError,
+  LockConflictError,
+  SidecarLockError,
+} from '../errors.js';
+import { lockMessages } from './lock.messages.js';
 import { validateRequestTimeoutMs } from '../kubernetes/request-options.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from './resource-lock.js';
 
@@ -93,7 +97,11 @@ export class SidecarLock implements ResourceLock {
     );
   }
 
-  /** Reads the sidecar's view as a record (see the class comment). */
+  /**
+   * Reads the sidecar's view as a record (see the class comment).
+   * @throws SidecarLockError when the sidecar does not answer, has not read its Lease yet, or
+   *   answers something other than its JSON.
+   */
   async get(signal?: AbortSignal): Promise<VersionedLeaseRecord | undefined> {
     const ready = await this.ready(signal);
     const version = String(++this.version);
@@ -112,7 +120,11 @@ export class SidecarLock implements ResourceLock {
     if (ready.token === undefined) {
       // The sidecar has not read its Lease yet: report nothing rather than a made-up record, so
       // the elector's first observation is a real one (its first term may be token 0).
-      throw new Error(lockMessages.sidecarNotReady(this.readyUrl));
+      throw new SidecarLockError(
+        this.readyUrl,
+        'not-ready',
+        lockMessages.sidecarNotReady(this.readyUrl),
+      );
     }
     // The Lease may still name this pod after its sidecar's term ended: never report our own
     // identity while the sidecar does not lead, or the elector would take it as its renewal.
@@ -167,7 +179,12 @@ export class SidecarLock implements ResourceLock {
       status = response.status;
       body = (await response.json()) as ReadyBody;
     } catch (error) {
-      throw new Error(lockMessages.sidecarUnreachable(this.readyUrl, error), { cause: error });
+      throw new SidecarLockError(
+        this.readyUrl,
+        'unreachable',
+        lockMessages.sidecarUnreachable(this.readyUrl, error),
+        { cause: error },
+      );
     }
     const token = body?.leaseTransitions;
     if (
@@ -175,7 +192,11 @@ export class SidecarLock implements ResourceLock {
       typeof body?.leader !== 'boolean' ||
       (body.leader && (typeof token !== 'number' || !Number.isSafeInteger(token)))
     ) {
-      throw new Error(lockMessages.sidecarUnexpected(this.readyUrl, status));
+      throw new SidecarLockError(
+        this.readyUrl,
+        'unexpected',
+        lockMessages.sidecarUnexpected(this.readyUrl, status),
+      );
     }
     return {
       leader: status === 200 && body.leader,

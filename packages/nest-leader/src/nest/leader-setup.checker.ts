@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
-import { nestMessages } from '../messages.js';
+import { nestMessages } from './nest.messages.js';
 
 /** @nestjs/schedule's metadata key on `@Cron`/`@Interval`/`@Timeout` methods (6.x and 12.x). */
 const SCHEDULER_TYPE = 'SCHEDULER_TYPE';

@@ -4,7 +4,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import { ElectionDirectory } from './elections/election.directory.js';
 import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only/leader-only.bindings.js';
-import { nestMessages } from '../messages.js';
+import { nestMessages } from './nest.messages.js';
 import type { RegisteredElection } from './elections/registered-election.interface.js';
 import { resolveCatchUp } from './schedule/catch-up.options.js';
 import { readJobSchedule, type JobSchedule } from './schedule/scheduled-job.reader.js';

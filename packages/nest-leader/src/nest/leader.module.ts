@@ -1,4 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { LeaderModuleUsageError } from '../errors.js';
 import {
   createElectionProviders,
   electionExports,
@@ -18,6 +19,7 @@ import type {
   RegisterElectionAsyncOptions,
   RegisterElectionOptions,
 } from './leader-module-options.interface.js';
+import { nestMessages } from './nest.messages.js';
 
 /**
  * Kubernetes Lease leader election for a Nest application: `forRoot()` configures the default
@@ -74,6 +76,7 @@ export class LeaderModule extends ConfigurableModuleClass {
    * useFactory }`, `{ name, useClass }` or `{ name, useExisting }` (an
    * `ElectionOptionsFactory`). The name is static: it names the election's providers.
    * @throws InvalidLeaderElectionOptionError as {@link LeaderModule.registerElection}.
+   * @throws LeaderModuleUsageError without `useFactory`, `useClass` or `useExisting`.
    */
   static registerElectionAsync(options: RegisterElectionAsyncOptions): DynamicModule {
     const name = validateElectionName(options.name);
@@ -84,9 +87,7 @@ export class LeaderModule extends ConfigurableModuleClass {
     } else {
       const factoryClass = options.useClass ?? options.useExisting;
       if (!factoryClass) {
-        throw new TypeError(
-          `LeaderModule.registerElectionAsync({ name: '${name}' }) needs useFactory, useClass or useExisting.`,
-        );
+        throw new LeaderModuleUsageError(nestMessages.asyncOptionsFactoryMissing(name));
       }
       if (options.useClass) given.push(options.useClass);
       given.push({

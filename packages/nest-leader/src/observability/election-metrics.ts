@@ -10,7 +10,7 @@
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { observabilityMessages } from '../messages.js';
+import { observabilityMessages } from './observability.messages.js';
 import type {
   CandidateSnapshot,
   CandidateSource,

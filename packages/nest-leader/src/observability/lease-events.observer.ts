@@ -9,7 +9,7 @@ import type { LeaderTermEndReason } from '../errors.js';
 import type { ElectionObservation, ElectionObserver } from '../core/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../core/leader-elector.options.js';
 import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
-import { EVENT_RESOURCE, observabilityMessages } from '../messages.js';
+import { EVENT_RESOURCE, observabilityMessages } from './observability.messages.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import { withSharedConnection } from '../kubernetes/connection-pool.js';
 import {

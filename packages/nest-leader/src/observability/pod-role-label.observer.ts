@@ -9,7 +9,7 @@ import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ElectionObservation, ElectionObserver } from '../core/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../core/leader-elector.options.js';
 import { validateNamespace } from '../kubernetes/names.js';
-import { observabilityMessages, POD_RESOURCE } from '../messages.js';
+import { observabilityMessages, POD_RESOURCE } from './observability.messages.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import { withSharedConnection } from '../kubernetes/connection-pool.js';
 import {

@@ -5,7 +5,7 @@
  * it could not start (e.g. the HTTP address is taken).
  */
 import { InvalidLeaderElectionOptionError, KubeConfigError } from '../errors.js';
-import { sidecarMessages } from '../messages.js';
+import { sidecarMessages } from './sidecar.messages.js';
 import { LeaderElectorSidecar } from './leader-elector.sidecar.js';
 import { parseSidecarArgs } from './sidecar-options.js';
 

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
-import { sidecarMessages } from '../messages.js';
+import { sidecarMessages } from './sidecar.messages.js';
 
 /** Default `--ttl`, as the old image's: 10 s. */
 export const DEFAULT_SIDECAR_TTL_MS = 10_000;

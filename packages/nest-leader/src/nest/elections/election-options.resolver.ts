@@ -14,7 +14,7 @@ import {
   type LeaderModuleOptions,
 } from '../leader-module-options.interface.js';
 import { validateLeaseName, validateNamespace } from '../../kubernetes/names.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';
 import { pickElectorSettings } from './election-options.mapping.js';
 import type { ResolvedElectionOptions } from './elections.interfaces.js';

@@ -4,7 +4,7 @@ import type { LeaderCallbacks, LeaderTerm } from '../../core/leader-elector.opti
 import { LeadershipEvent } from '../leader.constants.js';
 import { InFlightTracker } from '../leader-only/in-flight.tracker.js';
 import { LeadershipEventsDispatcher } from '../leadership-events/leadership-events.dispatcher.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 
 /** What an {@link ElectionOrchestrator} needs to know of its election. */
 export interface ElectionOrchestratorOptions {

@@ -7,7 +7,7 @@ import { LEADER_MODULE_OPTIONS } from '../leader.module-definition.js';
 import type { ElectionOptions, LeaderModuleOptions } from '../leader-module-options.interface.js';
 import { LeaderOnlyGate } from '../leader-only/leader-only.gate.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 import { toElectionLogger } from '../nest-logger.adapter.js';
 import type { LeaderOnlyCallCounter } from '../leader-only/leader-only.interfaces.js';
 import type {

@@ -1,5 +1,5 @@
 import { LeaderElectionError } from '../../errors.js';
-import { nestMessages } from '../../messages.js';
+import { nestErrorMessages } from '../../errors.messages.js';
 import type { LeaderElectionHealth } from '../../core/leader-elector.health.js';
 import type { TransferLeadershipOptions } from '../../core/leadership-handoff.js';
 import type { LeaderElectionTimings, LeaderTerm } from '../../core/leader-elector.options.js';
@@ -155,7 +155,7 @@ export class LeaderElectionService {
    */
   transferLeadership(to: string, options?: TransferLeadershipOptions): Promise<void> {
     if (!this.elector.transferLeadership) {
-      throw new LeaderElectionError(nestMessages.transferUnsupported(this.name));
+      throw new LeaderElectionError(nestErrorMessages.transferUnsupported(this.name));
     }
     return this.elector.transferLeadership(to, options);
   }

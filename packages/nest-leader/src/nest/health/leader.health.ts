@@ -4,7 +4,7 @@ import type { HealthIndicatorService } from '@nestjs/terminus';
 import { ElectionDirectory } from '../elections/election.directory.js';
 import { LeaderElectionError } from '../../errors.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 import { importTerminus } from '../../peers/optional-peers.js';
 
 /** A Terminus `HealthIndicatorResult` of {@link LeaderHealthIndicator}. */

@@ -1,12 +1,12 @@
 import { UseFilters } from '@nestjs/common';
-import { InvalidLeaderElectionOptionError } from '../../errors.js';
+import { InvalidLeaderElectionOptionError, LeaderModuleUsageError } from '../../errors.js';
 import {
   DEFAULT_ELECTION_NAME,
   LEADER_ONLY_METADATA,
   LEADER_ONLY_SITE_METADATA,
 } from '../leader.constants.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 import { copyMethodMetadata } from './copy-method-metadata.util.js';
 import { leaderMetadata } from './leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only.bindings.js';
@@ -54,6 +54,7 @@ const LIFECYCLE_HOOKS = new Set([
  * `catchUp` says what a new leader does about slots that fell due while no leader ran them
  * (see {@link LeaderOnlyOptions.catchUp}).
  * @param electionOrOptions - an election name, or {@link LeaderOnlyOptions}
+ * @throws LeaderModuleUsageError (when the class is declared) on anything but a method or a class.
  *
  * @example
  * ```ts
@@ -120,7 +121,7 @@ function gateMethod(
 ): void {
   const original: unknown = descriptor.value;
   if (typeof original !== 'function') {
-    throw new TypeError(`@LeaderOnly() applies to methods and classes, not to "${String(key)}".`);
+    throw new LeaderModuleUsageError(nestMessages.leaderOnlyTarget(String(key)));
   }
   const methodName = String(key);
   const method: LeaderOnlyMethod = {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { LeaderTerm } from '../../core/leader-elector.options.js';
 import { LeadershipLostDuringWorkError } from '../../errors.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 import type { InFlightTracker } from './in-flight.tracker.js';
 import { runInTerm } from './leader-term.context.js';
 import type {

@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 
 /** The JSON body of a {@link NotLeaderException}. */
 export interface NotLeaderResponseBody {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { LeadershipEvent } from '../leader.constants.js';
-import { nestMessages } from '../../messages.js';
+import { nestMessages } from '../nest.messages.js';
 import type {
   LeadershipEventHandler,
   LeadershipEventPayloads,

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { InvalidLeaderElectionOptionError, LockConflictError, SidecarLock } from 'nest-leader';
+import {
+  InvalidLeaderElectionOptionError,
+  LockConflictError,
+  SidecarLock,
+  SidecarLockError,
+} from 'nest-leader';
 
 /** A stand-in for the sidecar's GET /ready, answering whatever `state` says. */
 let state: { status: number; leader: boolean; name: string; leaseTransitions: number | null };
@@ -83,6 +88,18 @@ describe('SidecarLock: the elector follows the sidecar in its pod', () => {
     await assert.rejects(lock.get(), /answered HTTP 404/);
     const gone = new SidecarLock({ url: 'http://127.0.0.1:1' });
     await assert.rejects(gone.get(), /did not answer GET http:\/\/127\.0\.0\.1:1\/ready/);
+  });
+
+  test('each failure to learn the leader is a SidecarLockError naming the URL and why', async () => {
+    const isSidecarLockError = (reason: string, readyUrl: string) => (e: unknown) =>
+      e instanceof SidecarLockError && e.reason === reason && e.url === readyUrl;
+    const lock = new SidecarLock({ url });
+    state = { status: 503, leader: false, name: '', leaseTransitions: null };
+    await assert.rejects(lock.get(), isSidecarLockError('not-ready', `${url}/ready`));
+    state = { status: 404, leader: false, name: '', leaseTransitions: null };
+    await assert.rejects(lock.get(), isSidecarLockError('unexpected', `${url}/ready`));
+    const gone = new SidecarLock({ url: 'http://127.0.0.1:1' });
+    await assert.rejects(gone.get(), isSidecarLockError('unreachable', 'http://127.0.0.1:1/ready'));
   });
 
   test('a URL that is not http(s) is an InvalidLeaderElectionOptionError naming lock.sidecar', () => {

@@ -7,6 +7,7 @@ import {
   currentTerm,
   type LeaderTerm,
   LeaderModuleNotImportedError,
+  LeaderModuleUsageError,
   LeaderOnly,
   OnLeadershipAcquired,
 } from 'nest-leader';
@@ -168,6 +169,25 @@ describe('@LeaderOnly() on a class', () => {
     } finally {
       await follower.app.close();
     }
+  });
+});
+
+describe('@LeaderOnly() misused', () => {
+  test('on an accessor: a LeaderModuleUsageError naming the member, when the class is declared', () => {
+    assert.throws(
+      () => {
+        class Account {
+          @LeaderOnly()
+          get balance(): number {
+            return 0;
+          }
+        }
+        return Account;
+      },
+      (error) =>
+        error instanceof LeaderModuleUsageError &&
+        error.message === '@LeaderOnly() applies to methods and classes, not to "balance".',
+    );
   });
 });
 

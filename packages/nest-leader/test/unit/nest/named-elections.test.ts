@@ -18,6 +18,7 @@ import {
   LeaderElector,
   LeaderModule,
   type LeaderModuleOptions,
+  LeaderModuleUsageError,
   LeaderOnly,
   LeaderOnlyBindingConflictError,
   type LeaderCallbacks,
@@ -267,6 +268,16 @@ describe('named elections', () => {
     const shard = moduleRef.get<ResolvedElectionOptions>(getElectionOptionsToken(SHARD));
     assert.equal(shard.lock, 'auto');
     await moduleRef.close();
+  });
+
+  test('registerElectionAsync without useFactory, useClass or useExisting is a LeaderModuleUsageError naming the election', () => {
+    assert.throws(
+      () => LeaderModule.registerElectionAsync({ name: SHARD }),
+      (error) =>
+        error instanceof LeaderModuleUsageError &&
+        error.message ===
+          `LeaderModule.registerElectionAsync({ name: '${SHARD}' }) needs useFactory, useClass or useExisting.`,
+    );
   });
 
   test('registerElectionAsync builds the options with imports, inject and useFactory, or useClass', async () => {

@@ -13,7 +13,9 @@ import {
   type CatchUpSetting,
   currentSlot,
   currentTerm,
+  getLeaderElectionToken,
   LeaderElectionService,
+  LeaderModule,
   LeaderOnly,
 } from 'nest-leader';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
@@ -260,6 +262,45 @@ describe('@LeaderOnly({ catchUp }): bad settings fail when the class is declared
       () => LeaderOnly({ catchUp: { policy: 'all', horizonMs: -1 } }),
       /catchUp\.horizonMs.*whole number of milliseconds > 0/,
     );
+  });
+
+  test("a named election's job, @Interval above @LeaderOnly: its slots and catch-up are the named election's", async () => {
+    const slots: { job: string; token: number }[] = [];
+    @Injectable()
+    class ShardSweeper {
+      @Interval('sweep-shard', 1000)
+      @LeaderOnly({ election: 'shard-a', catchUp: 'all' })
+      sweep(): void {
+        const slot = currentSlot('shard-a')!;
+        assert.equal(currentSlot(), undefined, 'not a slot of the default election');
+        slots.push({ job: slot.job, token: slot.token });
+      }
+    }
+    const clock = new ManualClock({ wallTime: new Date(START_MS + 1_050) });
+    const shardLock = new MemoryLock({ name: 'shard' });
+    const replica = await startReplica({
+      role: 'leader',
+      clock,
+      providers: [ShardSweeper],
+      imports: [
+        LeaderModule.registerElection({
+          name: 'shard-a',
+          leaseName: 'shard',
+          lock: shardLock,
+          clock,
+        }),
+      ],
+    });
+    try {
+      const shard = replica.app.get<LeaderElectionService>(getLeaderElectionToken('shard-a'));
+      await shard.waitForLeadership();
+      replica.app.get(ShardSweeper).sweep();
+      assert.deepEqual(slots, [{ job: 'sweep-shard', token: shard.term!.leaseTransitions }]);
+      await clock.advance(2000); // a renewal of the shard Lease carries its ledger
+      assert.match(shardLock.read()?.record.scheduleLedger ?? '', /sweep-shard/);
+    } finally {
+      await replica.app.close();
+    }
   });
 
   test('a cron job is recognised too (the ledger reads its slots through the cron package)', async () => {

@@ -1,0 +1,65 @@
+/**
+ * How values appear in messages, shared by every folder's messages file: an option's value
+ * (redacted), a foreign name (quoted), a duration, a thrown value.
+ *
+ * Framework-free and dependency-free: imported by `errors.messages.ts` and every folder.
+ */
+
+import { inspect } from 'node:util';
+
+function show(value: unknown): string {
+  return inspect(value, { depth: 1, breakLength: Infinity });
+}
+
+/** Longest string shown as is in an option error; longer ones may be secrets (tokens). */
+const MAX_SHOWN_STRING_LENGTH = 32;
+
+/**
+ * An option's value for an error message, without leaking what it may hold: numbers,
+ * booleans, `null`/`undefined` as they are; short printable strings quoted; long strings,
+ * objects, arrays and functions only by their shape (a token passed to the wrong option
+ * must not end up in a log).
+ */
+export function describeOptionValue(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'undefined':
+      return String(value);
+    case 'string':
+      return value.length <= MAX_SHOWN_STRING_LENGTH && !/[\p{Cc}\p{Cf}]/u.test(value)
+        ? JSON.stringify(value)
+        : `a string of ${value.length} characters`;
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    default: {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return `an array of ${value.length} items`;
+      const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+      return typeof name === 'string' && name !== '' && name !== 'Object'
+        ? `a ${name}`
+        : 'an object';
+    }
+  }
+}
+
+/**
+ * A name from a record or a peer (holderIdentity) for a log line: JSON-quoted, so control
+ * characters in a foreign record cannot forge log lines.
+ */
+export function quoted(name: string): string {
+  return JSON.stringify(name);
+}
+
+/** A duration in milliseconds as seconds for a message: `1500` → `1.5s`. */
+export function seconds(ms: number): string {
+  return `${Math.round(ms) / 1000}s`;
+}
+
+/** One-line text of any thrown value. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : show(error);
+}

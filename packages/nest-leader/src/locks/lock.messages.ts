@@ -1,0 +1,37 @@
+/**
+ * The texts of the locks: their option rules, their failures and what they log.
+ */
+
+import { errorText } from '../format.js';
+
+/** ConfigMaps, as RBAC names them (core API group). */
+export const CONFIGMAP_RESOURCE = 'configmaps';
+
+export const lockMessages = {
+  filePathRule: 'must be a non-empty file path',
+  /** The default failure `MemoryLock.failNext` injects: a plain `Error`, as a network failure. */
+  injectedFailure: (operation: string) => `injected ${operation} failure`,
+  noCluster: () =>
+    'kubeConfig has no current cluster: load one (KubeConfig.loadFromFile/loadFromCluster), ' +
+    'pass the path of a kubeconfig file, or use FileLock for a single host.',
+  sidecarUrlRule:
+    'must be the http(s) URL of a nest-leader-elector --http address, e.g. http://localhost:4040',
+  sidecarUnreachable: (url: string, error: unknown) =>
+    `The leader-elector sidecar did not answer GET ${url}: ${errorText(error)}. Is it running ` +
+    'in this pod with --http on that port?',
+  sidecarNotReady: (url: string) =>
+    `The leader-elector sidecar (${url}) has not read its Lease yet; asking again.`,
+  sidecarUnexpected: (url: string, status: number) =>
+    `GET ${url} answered HTTP ${status} without the sidecar's JSON ({"leader","name",` +
+    '"leaseTransitions"}): is that address a nest-leader-elector sidecar?',
+  unreadableLeaderAnnotation: (lock: string, reason: string) =>
+    `${lock}: the annotation control-plane.alpha.kubernetes.io/leader is ${reason}. Treating ` +
+    'the lock as held by an unknown candidate: it is taken over only after it stays unchanged ' +
+    'for leaseDuration. Find out who writes it before relying on this lock.',
+  fileLockBusy: (path: string) => `FileLock ${path}: timed out waiting for the file mutex.`,
+  fileLockHeldTooLong: (path: string, limitMs: number) =>
+    `FileLock ${path}: the file mutex was held for more than ${limitMs} ms (a stalled event ` +
+    'loop?); another process may have broken it as stale, so nothing was written.',
+  fileMutexLost: (path: string) =>
+    `FileLock ${path}: the file mutex was removed or replaced while held; nothing was written.`,
+} as const;

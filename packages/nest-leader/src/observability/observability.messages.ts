@@ -1,0 +1,44 @@
+/**
+ * The texts of the observers: metrics, Kubernetes Events and pod role labels.
+ */
+
+import type { LeaderTermEndReason } from '../errors.interfaces.js';
+import { termEndReasonText } from '../errors.messages.js';
+
+/** Kubernetes resource of Events (API group events.k8s.io), as RBAC names it. */
+export const EVENT_RESOURCE = 'events.events.k8s.io';
+/** Kubernetes resource of Pods (core API group), as RBAC names it. */
+export const POD_RESOURCE = 'pods';
+
+export const observabilityMessages = {
+  foreignMetric: (name: string) =>
+    `the registry already has a metric "${name}" that nest-leader did not create; use another ` +
+    'registry, or remove that metric',
+  registryRule: 'must be a prom-client Registry (registerMetric, getSingleMetric)',
+  /** `note` of the Event recorded when a candidate starts a term (client-go's wording). */
+  becameLeaderNote: (identity: string) => `${identity} became leader`,
+  /** `note` of the Event recorded when a term ends. */
+  stoppedLeadingNote: (identity: string, reason: LeaderTermEndReason) =>
+    `${identity} stopped leading: ${reason} (${termEndReasonText[reason]})`,
+  eventFailed: (lease: string, error: Error) =>
+    `Could not record a Kubernetes Event on ${lease}: ${error.message} Leader election is ` +
+    'unaffected; further failures of this kind are logged at debug level.',
+  podLabelFailed: (label: string, error: Error) =>
+    `Could not set the pod role label ${label}: ${error.message} Leader election is ` +
+    'unaffected; further failures of this kind are logged at debug level.',
+  podNameRule:
+    'must name this pod: set POD_NAME from the downward API (env valueFrom fieldRef ' +
+    'metadata.name) or pass podName',
+  podNamespaceRule:
+    "must be the pod's namespace: set POD_NAMESPACE from the downward API (env valueFrom " +
+    'fieldRef metadata.namespace) or pass namespace',
+  labelKeyRule:
+    'must be a label key: a name of at most 63 characters (letters, digits, "-", "_", "."), ' +
+    'optionally prefixed by a DNS subdomain and "/", e.g. "example.com/role"',
+  needsLease: (option: string, election: string, lock: string) =>
+    `${option} is on for election "${election}", but it elects on ${lock}, not a Kubernetes ` +
+    `Lease: ${option} does nothing there.`,
+  reportingControllerRule:
+    'must be a qualified name of at most 63 characters (letters, digits, "-", "_", "."), ' +
+    'optionally prefixed by a DNS subdomain and "/", e.g. "example.com/billing-worker"',
+} as const;
