@@ -58,6 +58,29 @@ describe('LeaderElectionService.transferLeadership', () => {
     assert.deepEqual(work.log, ['reconcile started', 'finishing', 'reconcile finished']);
   });
 
+  test('while the handed-off term drains, verifyTerm(term, { whileDraining }) still accepts it', async () => {
+    const { a, clock } = await twoReplicas();
+    const work = a.app.get(Reconciler);
+    const term = a.election.term!;
+    const running = work.reconcile();
+    await clock.advance(0);
+
+    const done = a.election.transferLeadership(OTHER);
+    await clock.advance(0);
+    const liveDuringDrain = term.isLive();
+    const verifiedDraining = await a.election.verifyTerm(term, { whileDraining: true });
+    const verifiedPlain = await a.election.verifyTerm(term);
+    work.release.resolve(); // before asserting: a failed assertion must not leave the drain hanging
+    assert.equal(liveDuringDrain, false);
+    assert.equal(verifiedDraining, true);
+    assert.equal(verifiedPlain, false);
+
+    await running;
+    await clock.advance(0);
+    await done;
+    assert.equal(await a.election.verifyTerm(term, { whileDraining: true }), false);
+  });
+
   test('a replica that does not lead cannot transfer', async () => {
     const { b } = await twoReplicas();
     assert.throws(
