@@ -38,4 +38,20 @@ export type LeaseApiErrorKind = KubernetesApiErrorKind;
 
 /** Why a leader term ended; the reason of an aborted {@link LeaderTerm.signal}. */
 export type LeaderTermEndReason =
-  'stopped' | 'renew-deadline-exceeded' | 'lease-taken-over' | 'lease-deleted' | 'election-failed';
+  | 'stopped'
+  | 'handed-off'
+  | 'renew-deadline-exceeded'
+  | 'lease-taken-over'
+  | 'lease-deleted'
+  | 'election-failed';
+
+/**
+ * Why `LeaderElector.transferLeadership` failed:
+ * - `not-leader`: this candidate has no live term, or a transfer is already under way; nothing
+ *   changed.
+ * - `lease-lost`: the term ended and drained, but the Lease no longer named this candidate at
+ *   its term (it expired and was taken, or was deleted): nothing was handed over.
+ * - `write-failed`: the term ended and drained, but the handoff could not be written (`cause`
+ *   says why); the Lease still names this candidate, which campaigns again as usual.
+ */
+export type LeadershipTransferFailure = 'not-leader' | 'lease-lost' | 'write-failed';

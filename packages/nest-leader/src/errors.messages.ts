@@ -11,8 +11,9 @@ import type {
   KubernetesApiErrorKind,
   KubernetesVerb,
   LeaderTermEndReason,
+  LeadershipTransferFailure,
 } from './errors.interfaces.js';
-import { describeOptionValue, quoted } from './format.js';
+import { describeOptionValue, errorText, quoted } from './format.js';
 import type { LockOperation } from './locks/resource-lock.js';
 
 /** Kubernetes resource name used in API error messages and RBAC hints. */
@@ -143,6 +144,7 @@ export function kubeConfigErrorMessage(
 /** Why a term ended, in words. */
 export const termEndReasonText: Record<LeaderTermEndReason, string> = {
   stopped: 'the elector was stopped',
+  'handed-off': 'leadership was handed to another candidate',
   'renew-deadline-exceeded': 'the Lease was not renewed within renewDeadline',
   'lease-taken-over': 'another candidate holds the Lease',
   'lease-deleted': 'the Lease was deleted',
@@ -157,8 +159,35 @@ export function leaderTermEndedMessage(
   return `Leader term ${leaseTransitions} ended: ${termEndReasonText[reason]}.`;
 }
 
+/** Message of `LeadershipTransferError`. */
+export function leadershipTransferErrorMessage(
+  reason: LeadershipTransferFailure,
+  lock: string,
+  to: string,
+  cause: unknown,
+): string {
+  const what = `Cannot hand ${lock} to ${quoted(to)}`;
+  switch (reason) {
+    case 'not-leader':
+      return `${what}: this candidate is not leading it (or is already handing it over).`;
+    case 'lease-lost':
+      return (
+        `${what}: the term ended, but the Lease no longer names this candidate at its term ` +
+        '(it expired and was taken, or was deleted); nothing was handed over.'
+      );
+    case 'write-failed':
+      return (
+        `${what}: the term ended, but the handoff could not be written; the Lease still names ` +
+        `this candidate, which campaigns again: ${errorText(cause)}`
+      );
+  }
+}
+
 /** Messages of the Nest layer's typed errors (`UnknownElectionError`, …). */
 export const nestErrorMessages = {
+  transferUnsupported: (election: string) =>
+    `The elector of election ${quoted(election)} is a custom one without transferLeadership(); ` +
+    'provide a LeaderElector (or an elector with that method) to hand leadership over.',
   unknownElection: (
     election: string,
     known: readonly string[],

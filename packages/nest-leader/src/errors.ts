@@ -9,6 +9,7 @@ import type {
   KubernetesApiErrorKind,
   KubernetesVerb,
   LeaderTermEndReason,
+  LeadershipTransferFailure,
 } from './errors.interfaces.js';
 import type { LockOperation } from './locks/resource-lock.js';
 import {
@@ -18,6 +19,7 @@ import {
   kubernetesApiErrorMessage,
   type KubernetesApiErrorDetails,
   leaderTermEndedMessage,
+  leadershipTransferErrorMessage,
   LEASE_RESOURCE,
   type LeaseApiErrorDetails,
   lockConflictMessage,
@@ -92,6 +94,7 @@ export type {
   KubernetesApiErrorKind,
   KubernetesVerb,
   LeaderTermEndReason,
+  LeadershipTransferFailure,
   LeaseApiErrorKind,
 } from './errors.interfaces.js';
 
@@ -239,6 +242,28 @@ export class LeaderTermEndedError extends LeaderElectionError {
     readonly leaseTransitions: number,
   ) {
     super(leaderTermEndedMessage(reason, leaseTransitions));
+  }
+}
+
+/**
+ * `LeaderElector.transferLeadership` could not hand the Lease over; `reason` says how far it
+ * got (see {@link LeadershipTransferFailure}).
+ */
+export class LeadershipTransferError extends LeaderElectionError {
+  override name = 'LeadershipTransferError';
+
+  /**
+   * @param reason - why the transfer failed
+   * @param lock - the lock's description, e.g. `Lease default/billing-worker`
+   * @param to - the candidate the Lease was to be handed to
+   */
+  constructor(
+    readonly reason: LeadershipTransferFailure,
+    readonly lock: string,
+    readonly to: string,
+    options?: ErrorOptions,
+  ) {
+    super(leadershipTransferErrorMessage(reason, lock, to, options?.cause), options);
   }
 }
 

@@ -2,6 +2,7 @@ export * from './errors.js';
 // Core: election
 export { LeaderElector } from './core/leader-elector.js';
 export type { LeaderElectionHealth } from './core/leader-elector.health.js';
+export type { TransferLeadershipOptions } from './core/leadership-handoff.js';
 export {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,
@@ -47,12 +48,13 @@ export {
 // Core: locks
 export type {
   HolderLiveness,
+  LeaseHandoff,
   LeaseRecord,
   LockOperation,
   ResourceLock,
   VersionedLeaseRecord,
 } from './locks/resource-lock.js';
-export { parseLeaseRecord } from './locks/resource-lock.js';
+export { parseLeaseHandoff, parseLeaseRecord } from './locks/resource-lock.js';
 export {
   dueSlots,
   intervalSchedule,
@@ -103,6 +105,7 @@ export {
 } from './locks/kubernetes-object.lock.js';
 export {
   LeaseLock,
+  HANDOFF_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/lease.lock.js';

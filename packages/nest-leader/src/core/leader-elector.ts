@@ -3,7 +3,7 @@
  * `renew` → `release`, `tryAcquireOrRenew`), reading top to bottom. Framework-free.
  */
 
-import { LeaderElectionError, LockConflictError } from '../errors.js';
+import { LeaderElectionError, LeadershipTransferError, LockConflictError } from '../errors.js';
 import { electionMessages } from './election.messages.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
 import { type Clock, timeoutSignal } from './clock.js';
@@ -25,6 +25,15 @@ import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch-session.js';
 import { ObservedRecord, validTransitions } from './observed-record.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';
+import {
+  handoffLeaseDurationSeconds,
+  isHandoffTo,
+  type TransferLeadershipOptions,
+  validateHandoffTarget,
+  withoutHandoff,
+  writeHandoff,
+} from './leadership-handoff.js';
+import { handoffMessages } from './leadership-handoff.messages.js';
 
 /** How many times `release` re-reads after a conflict before giving up. */
 const MAX_RELEASE_ATTEMPTS = 3;
@@ -91,6 +100,8 @@ export class LeaderElector {
   private runController: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  /** A transfer under way: the run loop waits for its write before campaigning again. */
+  private handingOff: Promise<void> | undefined;
 
   /**
    * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
@@ -117,6 +128,7 @@ export class LeaderElector {
       onRecord: (current) => {
         if (current) this.observe(current);
       },
+      wakes: (current) => isHandoffTo(current.record, this.identity),
     });
   }
 
@@ -212,16 +224,109 @@ export class LeaderElector {
     this.state = 'stopped';
   }
 
+  /**
+   * Hands leadership to the candidate `to` (targeted handoff): ends the term as `stop()` does
+   * (aborts its signal with reason `handed-off`, awaits `onStoppedLeading` while the Lease is
+   * still renewed), stops renewing, then writes the Lease — over the version it reads, only if
+   * it still names this candidate at the term's `leaseTransitions` — as:
+   * `holderIdentity: to`, `leaseTransitions + 1`, `acquireTime = renewTime = now`,
+   * `leaseDurationSeconds` = the handoff's bound (default this elector's leaseDuration), and
+   * the handoff marker (`LeaseRecord.handoff`; on a Lease, the annotation
+   * `nest-leader/handoff`: `{"to":…,"leaseTransitions":…}`).
+   *
+   * Why a record naming the target rather than a released one plus `spec.preferredHolder`:
+   * every candidate already waits for a Lease held by someone else, so nobody — nest-leader of
+   * any version or client-go — can take it in between, and a dead target costs exactly the
+   * bound; a released Lease would be taken at once by any client-go candidate (and
+   * `preferredHolder` belongs to Kubernetes' coordinated election).
+   *
+   * - The target, if it is a nest-leader candidate, recognises the marker (a Lease naming it
+   *   that it did not write is otherwise treated as a namesake's and waited out) and takes it
+   *   at its next read — at once when it watches the Lease, within one retry period when it
+   *   polls — with a new term (`leaseTransitions + 2`), removing the marker.
+   * - Other nest-leader candidates, this one included (it campaigns again afterwards, even with
+   *   `onLost: 'stop'`), wait until the record expires by their observation: the bound after
+   *   they saw it. Then any of them may take it, as an expired Lease.
+   * - A client-go candidate that is not the target sees a Lease held by `to` and renewed just
+   *   now: it waits `leaseDurationSeconds` from when it saw the change, then takes it
+   *   (`leaseTransitions + 1`), writing the annotation back unchanged — harmless, as the
+   *   marker's transitions no longer match. A client-go candidate named `to` treats the Lease
+   *   as its own and renews it at once, keeping `leaseTransitions` (the handoff's, already
+   *   above the old term's).
+   *
+   * So `leaseTransitions` strictly increases from term to term. Locks without a place for the
+   * marker (ConfigMap, sidecar) drop it: the target then waits the bound like everyone else.
+   *
+   * @param to - the identity of the candidate to hand leadership to (not this one)
+   * @param options - see {@link TransferLeadershipOptions}
+   * @returns resolves once the handoff is written (not when the target has taken it)
+   * @throws InvalidLeaderElectionOptionError (synchronously) if `to` is empty or this
+   *   candidate, or `leaseDurationSeconds` is not a whole number ≥ 1.
+   * @throws LeadershipTransferError `not-leader` (synchronously) without a live term or with a
+   *   transfer under way; `lease-lost` or `write-failed` (rejected, after the term ended and
+   *   drained) — after `write-failed` the Lease still names this candidate, which takes it again
+   *   with a new term as usual.
+   */
+  transferLeadership(to: string, options: TransferLeadershipOptions = {}): Promise<void> {
+    validateHandoffTarget(to, this.identity);
+    const leaseDurationSeconds = handoffLeaseDurationSeconds(options, this.config.leaseDurationMs);
+    const active = this.current;
+    if (!active || !this.isLeader() || this.handingOff || this.state !== 'running') {
+      throw new LeadershipTransferError('not-leader', this.lock.description, to);
+    }
+    const done = this.handOff(active, to, leaseDurationSeconds);
+    this.handingOff = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done.finally(() => (this.handingOff = undefined));
+  }
+
+  private async handOff(
+    active: LeaderTermLifetime,
+    to: string,
+    leaseDurationSeconds: number,
+  ): Promise<void> {
+    active.end('handed-off');
+    await this.endTerm();
+    // Stop renewing before writing: the handoff is the last write of this term.
+    active.lose('handed-off');
+    const request = { holder: this.identity, leaseTransitions: active.term.leaseTransitions, to };
+    const { signal, dispose } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
+    try {
+      await writeHandoff(
+        {
+          lock: this.lock.description,
+          get: (s) => this.requests.get(s),
+          update: (record, version, s) => this.requests.update(record, version, s),
+          observe: (current) => this.observe(current),
+          now: () => this.clock.wallNow(),
+          nextTransitions: (value) => this.nextTransitions(value),
+          finish: (record) => this.withScheduleLedger(record),
+        },
+        { ...request, leaseDurationSeconds },
+        signal,
+      );
+    } finally {
+      dispose();
+    }
+    this.logger.info(
+      handoffMessages.handedOff(this.identity, this.lock.description, to, leaseDurationSeconds),
+    );
+  }
+
   // --- Run: acquire, renew until the term ends, then campaign again or stop ----------------
 
   private async run(signal: AbortSignal): Promise<void> {
     this.logger.info(electionMessages.started(this.identity, this.lock.description));
     while (!signal.aborted) {
       if (!(await this.acquire(signal))) return;
+      const term = this.current!;
       await this.renew(signal);
       await this.endTerm();
+      await this.handingOff;
       if (signal.aborted) return;
-      if (this.config.onLost === 'stop') {
+      if (this.config.onLost === 'stop' && term.endReason !== 'handed-off') {
         this.state = 'lost';
         this.logger.warn(electionMessages.stoppedAfterLoss(this.lock.description));
         return;
@@ -423,10 +528,13 @@ export class LeaderElector {
       // A Lease naming us that we did not write (a restarted process, or a second process
       // with our identity) is someone else's until it expires by our observation: taking it
       // back at once, as client-go does, lets two live namesakes lead together.
+      // A Lease handed to us (transferLeadership) is ours to take at once.
+      const handedToUs = isHandoffTo(record, this.identity);
       const ours =
-        record.holderIdentity === this.identity &&
-        !this.sharedIdentitySuspected &&
-        record.leaseTransitions === this.ownTransitions;
+        handedToUs ||
+        (record.holderIdentity === this.identity &&
+          !this.sharedIdentitySuspected &&
+          record.leaseTransitions === this.ownTransitions);
       const heldByOther = record.holderIdentity !== '' && !ours;
       if (heldByOther && !this.observed.expired() && !this.holderProvenGone(current)) {
         if (record.holderIdentity === this.identity && renewedSinceLastRead) {
@@ -434,13 +542,18 @@ export class LeaderElector {
         }
         return HELD_BY_OTHER;
       }
+      if (handedToUs) {
+        this.logger.info(
+          handoffMessages.accepting(this.identity, this.lock.description, record.leaseTransitions),
+        );
+      }
     }
 
     // 4. Renew (keep acquireTime and leaseTransitions) or take over (a new term).
     const next: LeaseRecord = active
       ? { ...record, leaseDurationSeconds, renewTime: now, acquireTime: record.acquireTime ?? now }
       : {
-          ...record,
+          ...withoutHandoff(record),
           holderIdentity: this.identity,
           leaseDurationSeconds,
           acquireTime: now,

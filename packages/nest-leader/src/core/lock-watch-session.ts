@@ -23,6 +23,8 @@ export interface FollowerRead {
 export interface LockWatchSessionHandlers {
   /** A change arrived (the stored record, or `undefined`: deleted). */
   onRecord(current: VersionedLeaseRecord | undefined): void;
+  /** True when `current` calls for a read at once (e.g. a Lease handed to this candidate). */
+  wakes?(current: VersionedLeaseRecord): boolean;
 }
 
 /**
@@ -77,7 +79,9 @@ export class LockWatchSession {
           if (!current) this.deletionSeen = true;
           this.handlers.onRecord(current);
           const free = !current || current.record.holderIdentity === '';
-          if (free || current.holderLiveness?.state === 'gone') this.wake?.();
+          if (free || current.holderLiveness?.state === 'gone' || this.handlers.wakes?.(current)) {
+            this.wake?.();
+          }
         },
         onConnected: () => {
           if (signal.aborted) return;

@@ -48,6 +48,7 @@ interface LeaseFile {
     strategy?: string;
     preferredHolder?: string;
     scheduleLedger?: string;
+    handoff?: { to: string; leaseTransitions: number };
   };
   /** Proof of the process that wrote a record naming a holder: the holder itself. */
   holderProcess?: HolderProcess;
@@ -223,9 +224,14 @@ function toLeaseFile(record: LeaseRecord, version: string): LeaseFile {
       strategy: record.strategy,
       preferredHolder: record.preferredHolder,
       scheduleLedger: record.scheduleLedger,
+      handoff: record.handoff,
     },
-    // The elector writes a record naming a holder only as that holder (acquire, renew).
-    holderProcess: record.holderIdentity === '' ? undefined : thisHolderProcess(),
+    // The elector writes a record naming a holder as that holder (acquire, renew), or as the
+    // previous leader handing it over: then this process is not the holder's.
+    holderProcess:
+      record.holderIdentity === '' || record.handoff !== undefined
+        ? undefined
+        : thisHolderProcess(),
   };
 }
 

@@ -91,8 +91,10 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
 
   /** A record from any Lease, including one without `spec` or with nonsense in it. */
   protected toRecord(lease: V1Lease): LeaseRecord {
-    const scheduleLedger = lease.metadata?.annotations?.[SCHEDULE_LEDGER_ANNOTATION];
-    return parseLeaseRecord({ ...lease.spec, scheduleLedger });
+    const annotations = lease.metadata?.annotations;
+    const scheduleLedger = annotations?.[SCHEDULE_LEDGER_ANNOTATION];
+    const handoff = annotations?.[HANDOFF_ANNOTATION];
+    return parseLeaseRecord({ ...lease.spec, scheduleLedger, handoff });
   }
 
   protected newObject(record: LeaseRecord): V1Lease {
@@ -132,13 +134,29 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
  */
 export const SCHEDULE_LEDGER_ANNOTATION = 'nest-leader/schedule-ledger';
 
-/** `metadata` with the record's ledger as its annotation; other annotations are kept. */
+/**
+ * The annotation of the election's Lease that marks a handoff (see `LeaseRecord.handoff`), as
+ * JSON `{"to":"<identity>","leaseTransitions":<n>}`. client-go candidates ignore it and write it
+ * back; nest-leader trusts it only while `leaseTransitions` and the holder still match.
+ */
+export const HANDOFF_ANNOTATION = 'nest-leader/handoff';
+
+/**
+ * `metadata` with the record's ledger and handoff marker as annotations (a record without a
+ * marker removes it); other annotations are kept.
+ */
 function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1ObjectMeta {
-  if (record.scheduleLedger === undefined) return metadata;
-  return {
-    ...metadata,
-    annotations: { ...metadata.annotations, [SCHEDULE_LEDGER_ANNOTATION]: record.scheduleLedger },
-  };
+  const annotations = { ...metadata.annotations };
+  if (record.scheduleLedger !== undefined) {
+    annotations[SCHEDULE_LEDGER_ANNOTATION] = record.scheduleLedger;
+  }
+  if (record.handoff !== undefined) {
+    annotations[HANDOFF_ANNOTATION] = JSON.stringify(record.handoff);
+  } else {
+    delete annotations[HANDOFF_ANNOTATION];
+  }
+  if (Object.keys(annotations).length === 0 && metadata.annotations === undefined) return metadata;
+  return { ...metadata, annotations };
 }
 
 function toLeaseSpec(record: LeaseRecord): V1Lease['spec'] {

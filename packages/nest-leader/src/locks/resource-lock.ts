@@ -31,6 +31,25 @@ export interface LeaseRecord {
    * change to it alone is not a renewal. `undefined` when absent.
    */
   scheduleLedger?: string;
+  /**
+   * Set on a record a leader wrote to hand the Lease to a chosen candidate (see
+   * `LeaderElector.transferLeadership`): the record names that candidate as holder, and this
+   * marker lets it take the Lease at once instead of waiting out a record it did not write.
+   * Stored beside the election record (the Lease's annotation `nest-leader/handoff`, a field of
+   * a lease file); like the ledger, not part of the election record. `undefined` when absent.
+   */
+  handoff?: LeaseHandoff;
+}
+
+/** See {@link LeaseRecord.handoff}. */
+export interface LeaseHandoff {
+  /** The candidate the Lease is handed to: the record's `holderIdentity` when written. */
+  to: string;
+  /**
+   * `leaseTransitions` of the record the marker was written with: on a record with other
+   * transitions (someone took the Lease since) the marker is stale and means nothing.
+   */
+  leaseTransitions: number;
 }
 
 /** The three requests a lock serves, as client-go's resourcelock verbs. */
@@ -96,6 +115,7 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.strategy !== undefined) copy.strategy = record.strategy;
   if (record.preferredHolder !== undefined) copy.preferredHolder = record.preferredHolder;
   if (record.scheduleLedger !== undefined) copy.scheduleLedger = record.scheduleLedger;
+  if (record.handoff !== undefined) copy.handoff = { ...record.handoff };
   return copy;
 }
 
@@ -117,7 +137,29 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (typeof fields.strategy === 'string') record.strategy = fields.strategy;
   if (typeof fields.preferredHolder === 'string') record.preferredHolder = fields.preferredHolder;
   if (typeof fields.scheduleLedger === 'string') record.scheduleLedger = fields.scheduleLedger;
+  const handoff = parseLeaseHandoff(fields.handoff);
+  if (handoff) record.handoff = handoff;
   return record;
+}
+
+/**
+ * A handoff marker (see {@link LeaseRecord.handoff}) from a stored value: an object, or its
+ * JSON text (a Lease annotation); `undefined` when absent or malformed. Never throws.
+ */
+export function parseLeaseHandoff(value: unknown): LeaseHandoff | undefined {
+  let fields: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      fields = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof fields !== 'object' || fields === null) return undefined;
+  const { to, leaseTransitions } = fields as Record<string, unknown>;
+  if (typeof to !== 'string' || to === '') return undefined;
+  if (typeof leaseTransitions !== 'number' || !Number.isFinite(leaseTransitions)) return undefined;
+  return { to, leaseTransitions };
 }
 
 function finiteOrZero(value: unknown): number {

@@ -92,7 +92,8 @@ export class ElectionMetrics {
       name: n.termsEnded,
       help:
         'Terms of this process that ended, by reason: stopped (shutdown; the Lease is then ' +
-        'released), renew-deadline-exceeded, lease-taken-over, election-failed.',
+        'released), handed-off (transferLeadership), renew-deadline-exceeded, lease-taken-over, ' +
+        'lease-deleted, election-failed.',
       labelNames: ['name', 'reason'],
       registers: [],
     });

@@ -100,7 +100,7 @@ export class LeaseEventsObserver implements ElectionObserver {
   /** Queues "<identity> stopped leading: <reason>". */
   termEnded(event: ElectionObservation & { term: LeaderTerm; reason: LeaderTermEndReason }): void {
     const note = observabilityMessages.stoppedLeadingNote(event.identity, event.reason);
-    const type = event.reason === 'stopped' ? 'Normal' : 'Warning';
+    const type = event.reason === 'stopped' || event.reason === 'handed-off' ? 'Normal' : 'Warning';
     this.enqueue(event.identity, type, 'StoppedLeading', note);
   }
 

@@ -42,6 +42,7 @@ export interface PrometheusElectionObserverOptions {
  */
 const TERM_END_REASONS = Object.keys({
   stopped: true,
+  'handed-off': true,
   'renew-deadline-exceeded': true,
   'lease-taken-over': true,
   'lease-deleted': true,

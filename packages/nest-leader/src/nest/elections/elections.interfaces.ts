@@ -19,11 +19,14 @@ import type { CatchUpSetting } from '../schedule/catch-up.options.js';
  * What the Nest layer uses of an elector: `LeaderElector`, or your own object with the same
  * members provided under `getLeaderElectorToken(name)`. Wire its leadership callbacks to the
  * ones provided under `getElectionCallbacksToken(name)`, or no event, drain or gate works.
+ * `transferLeadership` is optional: without it, `LeaderElectionService.transferLeadership`
+ * throws.
  */
 export type ManagedElector = Pick<
   LeaderElector,
   'identity' | 'leader' | 'leaseTransitions' | 'term' | 'isLeader' | 'health' | 'start' | 'stop'
->;
+> &
+  Partial<Pick<LeaderElector, 'transferLeadership'>>;
 
 /**
  * One election's options: the user's merged over `forRoot()`'s, defaults applied. Every

@@ -1,4 +1,7 @@
+import { LeaderElectionError } from '../../errors.js';
+import { nestErrorMessages } from '../../errors.messages.js';
 import type { LeaderElectionHealth } from '../../core/leader-elector.health.js';
+import type { TransferLeadershipOptions } from '../../core/leadership-handoff.js';
 import type { LeaderElectionTimings, LeaderTerm } from '../../core/leader-elector.options.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import type { ElectionOrchestrator } from './election.orchestrator.js';
@@ -89,9 +92,9 @@ export class LeaderElectionService {
   /**
    * As {@link verifyLeadership}, for a given term of this replica (e.g. `currentTerm()` inside
    * long work): true only if the Lease still names this replica at `term.leaseTransitions` and
-   * `term` is still live. With `whileDraining`, a term ended by shutdown (`stopped`: the elector
-   * keeps renewing the Lease while leader-only work drains) also counts, as long as the Lease
-   * still names it.
+   * `term` is still live. With `whileDraining`, a term ended by shutdown or a handoff (`stopped`,
+   * `handed-off`: the elector keeps renewing the Lease while leader-only work drains) also counts,
+   * as long as the Lease still names it.
    * @param options.signal - stops the read: the promise rejects with `signal.reason`
    */
   async verifyTerm(
@@ -132,10 +135,37 @@ export class LeaderElectionService {
     if (term) return Promise.resolve(term);
     return this.orchestrator.nextTerm(options.signal);
   }
+
+  /**
+   * Hands this election's leadership to the replica whose identity is `to` (targeted handoff,
+   * as `LeaderElector.transferLeadership`, which says what is written and what other
+   * candidates, client-go's included, see): the term ends and its leader-only work drains
+   * (`@LeaderOnly()` calls in flight finish, as on shutdown), then the Lease is written so that
+   * `to` takes it at once and nobody else may before `leaseDurationSeconds` (default the
+   * election's leaseDuration) has passed. This replica stays a candidate.
+   * @param to - the identity (e.g. pod name) of the replica to hand leadership to
+   * @param options.leaseDurationSeconds - how long the Lease is reserved for `to`, whole seconds
+   * @returns resolves once the handoff is written (not when `to` has taken it)
+   * @throws LeadershipTransferError `not-leader` (synchronously) when this replica does not
+   *   lead; `lease-lost` or `write-failed` (rejected) after the term ended.
+   * @throws InvalidLeaderElectionOptionError (synchronously) for an empty `to`, this replica's
+   *   own identity, or a `leaseDurationSeconds` that is not a whole number ≥ 1.
+   * @throws LeaderElectionError if the election's elector is a custom one without
+   *   `transferLeadership` (see `ManagedElector`).
+   */
+  transferLeadership(to: string, options?: TransferLeadershipOptions): Promise<void> {
+    if (!this.elector.transferLeadership) {
+      throw new LeaderElectionError(nestErrorMessages.transferUnsupported(this.name));
+    }
+    return this.elector.transferLeadership(to, options);
+  }
 }
 
-/** The term ended because the elector is stopping (its Lease is still renewed while work drains). */
+/**
+ * The term ended while its Lease is still renewed during the drain: the elector is stopping,
+ * or handing leadership over.
+ */
 function endedByShutdown(term: LeaderTerm): boolean {
   const reason = term.signal.reason as { reason?: unknown } | undefined;
-  return term.signal.aborted && reason?.reason === 'stopped';
+  return term.signal.aborted && (reason?.reason === 'stopped' || reason?.reason === 'handed-off');
 }

@@ -57,6 +57,21 @@ describe('FileLock', () => {
     assert.equal(JSON.parse(readFileSync(path, 'utf8')).record.scheduleLedger, ledger);
   });
 
+  test('a handoff record keeps its marker and names no holder process (the writer is not the holder)', async () => {
+    const lock = new FileLock({ path });
+    const handoff = { to: 'b', leaseTransitions: 3 };
+    const handedOff = { ...record, holderIdentity: 'b', leaseTransitions: 3, handoff };
+
+    const version = await lock.create(handedOff);
+
+    const current = await lock.get();
+    assert.deepEqual(current?.record, handedOff);
+    assert.equal(current?.version, version);
+    assert.notEqual(current?.holderLiveness?.state, 'alive');
+    assert.notEqual(current?.holderLiveness?.state, 'gone');
+    assert.equal(JSON.parse(readFileSync(path, 'utf8')).holderProcess, undefined);
+  });
+
   test('the file is readable JSON with the version and the record', async () => {
     const lock = new FileLock({ path });
     const version = await lock.create(record);

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
-import { InvalidLeaderElectionOptionError, LeaseLock, parseLeaseRecord } from 'nest-leader';
+import { KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import {
+  HANDOFF_ANNOTATION,
+  InvalidLeaderElectionOptionError,
+  type LeaseRecord,
+  LeaseLock,
+  parseLeaseHandoff,
+  parseLeaseRecord,
+} from 'nest-leader';
 
 /** A kubeconfig with a current cluster; nothing listens there (constructors do no I/O). */
 function kubeConfig(): KubeConfig {
@@ -86,5 +93,70 @@ describe('parseLeaseRecord (what LeaseLock makes of a Lease spec)', () => {
   test('six-digit MicroTimes written by other clients parse to the millisecond', () => {
     const record = parseLeaseRecord({ renewTime: '2026-01-30T10:00:00.123456Z' });
     assert.equal(record.renewTime!.toISOString(), '2026-01-30T10:00:00.123Z');
+  });
+});
+
+/** A LeaseLock whose record ↔ object mapping can be called without an API server. */
+class MappingProbe extends LeaseLock {
+  constructor() {
+    super({ kubeConfig: kubeConfig(), name: 'billing-worker', namespace: 'prod' });
+  }
+  read(lease: V1Lease): LeaseRecord {
+    return this.toRecord(lease);
+  }
+  write(record: LeaseRecord, last: V1Lease): V1Lease {
+    return this.updatedObject(record, '7', last);
+  }
+}
+
+describe('LeaseLock: the handoff marker as the annotation nest-leader/handoff', () => {
+  const spec = { holderIdentity: 'b', leaseDurationSeconds: 15, leaseTransitions: 4 };
+
+  test('reads the annotation into LeaseRecord.handoff', () => {
+    const record = new MappingProbe().read({
+      metadata: { annotations: { [HANDOFF_ANNOTATION]: '{"to":"b","leaseTransitions":4}' } },
+      spec,
+    });
+    assert.deepEqual(record.handoff, { to: 'b', leaseTransitions: 4 });
+  });
+
+  test('a malformed annotation reads as no marker', () => {
+    for (const text of ['not json', '{"to":"","leaseTransitions":4}', '{"to":"b"}', '[]']) {
+      const record = new MappingProbe().read({
+        metadata: { annotations: { [HANDOFF_ANNOTATION]: text } },
+        spec,
+      });
+      assert.equal(record.handoff, undefined, text);
+    }
+  });
+
+  test('writes the marker, and removes it for a record without one, keeping other annotations', () => {
+    const probe = new MappingProbe();
+    const last: V1Lease = {
+      metadata: { name: 'billing-worker', annotations: { team: 'billing' } },
+      spec,
+    };
+    const handedOff = probe.write({ ...spec, handoff: { to: 'b', leaseTransitions: 4 } }, last);
+    assert.deepEqual(handedOff.metadata!.annotations, {
+      team: 'billing',
+      [HANDOFF_ANNOTATION]: '{"to":"b","leaseTransitions":4}',
+    });
+
+    const taken = probe.write({ ...spec, leaseTransitions: 5 }, handedOff);
+    assert.deepEqual(taken.metadata!.annotations, { team: 'billing' });
+    assert.equal(taken.metadata!.resourceVersion, '7');
+  });
+
+  test('parseLeaseHandoff accepts the object or its JSON text, nothing else', () => {
+    assert.deepEqual(parseLeaseHandoff({ to: 'b', leaseTransitions: 1 }), {
+      to: 'b',
+      leaseTransitions: 1,
+    });
+    assert.deepEqual(parseLeaseHandoff('{"to":"b","leaseTransitions":1}'), {
+      to: 'b',
+      leaseTransitions: 1,
+    });
+    assert.equal(parseLeaseHandoff(undefined), undefined);
+    assert.equal(parseLeaseHandoff({ to: 'b', leaseTransitions: 'x' }), undefined);
   });
 });

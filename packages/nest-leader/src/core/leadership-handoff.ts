@@ -1,0 +1,186 @@
+/**
+ * Targeted handoff: how a leader writes the Lease so that one chosen candidate takes it at
+ * once while every other candidate — nest-leader or client-go — waits, and how a candidate
+ * recognises a Lease handed to it. The elector calls these around the end of a term
+ * (`LeaderElector.transferLeadership`). Framework-free.
+ *
+ * The handoff record names the target as `holderIdentity`, with `leaseTransitions + 1`,
+ * `acquireTime = renewTime = now`, `leaseDurationSeconds` = the handoff's bound, and a marker
+ * (`LeaseRecord.handoff`, the Lease annotation `nest-leader/handoff`) naming the target and
+ * those transitions. To every candidate but the target it is an ordinary Lease held by someone
+ * else: they wait until it expires by their own observation. The target takes it at its next
+ * read with a new term, as from a released Lease.
+ */
+
+import {
+  InvalidLeaderElectionOptionError,
+  LeadershipTransferError,
+  LockConflictError,
+} from '../errors.js';
+import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
+
+/** Options of `LeaderElector.transferLeadership`. */
+export interface TransferLeadershipOptions {
+  /**
+   * How long, in whole seconds, the Lease is reserved for the target: written as the handoff
+   * record's `leaseDurationSeconds`, so every other candidate waits that long after seeing the
+   * handoff before it may take the Lease (the target may take it at once, and until then).
+   * Default: this elector's leaseDuration. Keep it longer than the target needs to notice
+   * (with polling, its retryPeriod × 1.2 plus a request's latency).
+   */
+  leaseDurationSeconds?: number;
+}
+
+/** How many times a handoff re-reads after a conflict before giving up (as release). */
+export const MAX_HANDOFF_ATTEMPTS = 3;
+
+/**
+ * The `leaseDurationSeconds` of a handoff record from the options.
+ * @param leaseDurationMs - the elector's leaseDuration, ms: the default
+ * @throws InvalidLeaderElectionOptionError if `leaseDurationSeconds` is not a whole number ≥ 1.
+ */
+export function handoffLeaseDurationSeconds(
+  options: TransferLeadershipOptions,
+  leaseDurationMs: number,
+): number {
+  const value = options.leaseDurationSeconds;
+  if (value === undefined) return Math.ceil(leaseDurationMs / 1000);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new InvalidLeaderElectionOptionError(
+      'leaseDurationSeconds',
+      'must be a whole number of seconds, at least 1',
+      value,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks the target of a transfer.
+ * @throws InvalidLeaderElectionOptionError if `to` is not a non-empty string or is `identity`.
+ */
+export function validateHandoffTarget(to: unknown, identity: string): asserts to is string {
+  if (typeof to !== 'string' || to === '') {
+    throw new InvalidLeaderElectionOptionError('to', 'must be a non-empty candidate identity', to);
+  }
+  if (to === identity) {
+    throw new InvalidLeaderElectionOptionError(
+      'to',
+      'must name another candidate, not this one',
+      to,
+    );
+  }
+}
+
+/**
+ * True when `record` is a live handoff to `identity`: it names `identity` as holder and
+ * carries a marker for `identity` written with these very `leaseTransitions` (a marker left
+ * behind on a later record — client-go candidates keep annotations — means nothing).
+ */
+export function isHandoffTo(record: LeaseRecord, identity: string): boolean {
+  const marker = record.handoff;
+  return (
+    marker !== undefined &&
+    record.holderIdentity === identity &&
+    marker.to === identity &&
+    marker.leaseTransitions === record.leaseTransitions
+  );
+}
+
+/** `record` without its handoff marker (the Lease annotation is removed when written). */
+export function withoutHandoff(record: LeaseRecord): LeaseRecord {
+  if (record.handoff === undefined) return record;
+  const { handoff: _handoff, ...rest } = record;
+  return rest;
+}
+
+/**
+ * The record that hands `current` to `to` (see the file's description).
+ * @param leaseTransitions - the handoff record's transitions: the leader's + 1
+ */
+export function handoffRecord(
+  current: LeaseRecord,
+  to: string,
+  leaseDurationSeconds: number,
+  leaseTransitions: number,
+  now: Date,
+): LeaseRecord {
+  return {
+    ...current,
+    holderIdentity: to,
+    leaseDurationSeconds,
+    acquireTime: now,
+    renewTime: now,
+    leaseTransitions,
+    handoff: { to, leaseTransitions },
+  };
+}
+
+/** What {@link writeHandoff} needs of the elector. */
+export interface HandoffWriter {
+  /** The lock's description, for errors. */
+  lock: string;
+  get(signal: AbortSignal): Promise<VersionedLeaseRecord | undefined>;
+  update(record: LeaseRecord, version: string, signal: AbortSignal): Promise<string>;
+  /** Told of every record read or written. */
+  observe(current: VersionedLeaseRecord): void;
+  /** Wall-clock now, for acquireTime and renewTime. */
+  now(): Date;
+  /** leaseTransitions + 1, as for a new term. */
+  nextTransitions(leaseTransitions: number): number;
+  /** The record as the elector writes it (e.g. with its schedule ledger). */
+  finish(record: LeaseRecord): LeaseRecord;
+}
+
+/** What to hand over: the ended term's holder and token, the target and the bound. */
+export interface HandoffRequest {
+  holder: string;
+  leaseTransitions: number;
+  to: string;
+  leaseDurationSeconds: number;
+}
+
+/**
+ * Writes the handoff (see {@link handoffRecord}) over the record that still names
+ * `request.holder` at `request.leaseTransitions` (the ended term's): reads, writes with the
+ * version read (optimistic concurrency), re-reads after a conflict, at most
+ * {@link MAX_HANDOFF_ATTEMPTS} times. Resolves the record written.
+ * @throws LeadershipTransferError `lease-lost` if the record no longer names the holder at
+ *   those transitions (or is gone); `write-failed` if a request failed, or conflicts persisted.
+ */
+export async function writeHandoff(
+  writer: HandoffWriter,
+  request: HandoffRequest,
+  signal: AbortSignal,
+): Promise<LeaseRecord> {
+  const { holder, leaseTransitions, to, leaseDurationSeconds } = request;
+  for (let attempt = 1; ; attempt++) {
+    let current: VersionedLeaseRecord | undefined;
+    try {
+      current = await writer.get(signal);
+    } catch (cause) {
+      throw new LeadershipTransferError('write-failed', writer.lock, to, { cause });
+    }
+    if (current) writer.observe(current);
+    if (
+      !current ||
+      current.record.holderIdentity !== holder ||
+      current.record.leaseTransitions !== leaseTransitions
+    ) {
+      throw new LeadershipTransferError('lease-lost', writer.lock, to);
+    }
+    const next = writer.nextTransitions(current.record.leaseTransitions);
+    const record = writer.finish(
+      handoffRecord(current.record, to, leaseDurationSeconds, next, writer.now()),
+    );
+    try {
+      const version = await writer.update(record, current.version, signal);
+      writer.observe({ record, version });
+      return record;
+    } catch (cause) {
+      if (!(cause instanceof LockConflictError) || attempt >= MAX_HANDOFF_ATTEMPTS) {
+        throw new LeadershipTransferError('write-failed', writer.lock, to, { cause });
+      }
+    }
+  }
+}
