@@ -69,6 +69,12 @@ export class ScheduleLedgerBook {
   }
 }
 
+/**
+ * How many taken slots a term remembers per job: a tick or a catch-up plan only ever asks
+ * about recent slots, and a term of months would otherwise keep every slot it ran.
+ */
+const TAKEN_SLOTS_KEPT = 4096;
+
 /** The schedule ledger within one term of this process (see {@link ScheduleLedgerBook.beginTerm}). */
 export class ScheduleLedgerTerm {
   private readonly watermarks = new Map<string, CompletionWatermark>();
@@ -93,7 +99,7 @@ export class ScheduleLedgerTerm {
    */
   claim(job: string, slots: readonly Date[]): void {
     for (const slot of slots) {
-      this.takenOf(job).add(slot.getTime());
+      this.take(job, slot);
       this.watermark(job).begin(slot);
     }
   }
@@ -105,7 +111,7 @@ export class ScheduleLedgerTerm {
 
   /** A run of `job`'s slot `scheduledAt` began in this term. */
   begin(job: string, scheduledAt: Date): void {
-    this.takenOf(job).add(scheduledAt.getTime());
+    this.take(job, scheduledAt);
     this.book.record(
       recordSlotStarted(emptyScheduleLedger(), job, { scheduledAt, token: this.token }),
     );
@@ -124,13 +130,20 @@ export class ScheduleLedgerTerm {
     });
   }
 
-  private takenOf(job: string): Set<number> {
+  /** Marks `job`'s slot taken; a long term keeps only the newest {@link TAKEN_SLOTS_KEPT}. */
+  private take(job: string, slot: Date): void {
     let slots = this.takenSlots.get(job);
     if (slots === undefined) {
       slots = new Set();
       this.takenSlots.set(job, slots);
     }
-    return slots;
+    slots.add(slot.getTime());
+    if (slots.size <= TAKEN_SLOTS_KEPT) return;
+    // Insertion order is slot order (ticks and catch-up plans go forward): drop the oldest.
+    for (const oldest of slots) {
+      slots.delete(oldest);
+      if (slots.size <= TAKEN_SLOTS_KEPT / 2) break;
+    }
   }
 
   private watermark(job: string): CompletionWatermark {

@@ -112,3 +112,16 @@ describe('ScheduleLedgerBook across a crash failover (elector on MemoryLock, man
     assert.deepEqual(written?.lastCompleted, { scheduledAt: at(4), token: 5 });
   });
 });
+
+describe('ScheduleLedgerTerm: a long term', () => {
+  test('remembers the recent slots it took, not every slot of months', () => {
+    const term = new ScheduleLedgerBook().beginTerm(3);
+    for (let s = 1; s <= 5000; s++) {
+      term.begin(JOB, at(s));
+      term.settle(JOB, at(s));
+    }
+    assert.ok(term.isTaken(JOB, at(5000)), 'the newest slot is taken');
+    assert.ok(term.isTaken(JOB, at(4000)), 'a recent slot is taken');
+    assert.ok(!term.isTaken(JOB, at(1)), 'the oldest slots are forgotten');
+  });
+});
