@@ -115,16 +115,16 @@ export class ScheduleLedgerKeeper {
       const coveredUntil = state.coveredUntil.get(job.job);
       if (coveredUntil === undefined || scheduledAt > coveredUntil) {
         state.coveredUntil.set(job.job, scheduledAt);
-      }
-      if (coveredUntil !== undefined && scheduledAt > coveredUntil) {
         // Slots strictly between the last one covered and this tick's never had a tick here.
-        const gap = planCatchUp(
-          job.slots,
-          { lastCompleted: { scheduledAt: coveredUntil, token: term.leaseTransitions } },
-          new Date(scheduledAt.getTime() - 1),
-          job.catchUp,
-        );
-        this.applyPlan(job, gap, undefined, term, state);
+        if (coveredUntil !== undefined) {
+          const gap = planCatchUp(
+            job.slots,
+            { lastCompleted: { scheduledAt: coveredUntil, token: term.leaseTransitions } },
+            new Date(scheduledAt.getTime() - 1),
+            job.catchUp,
+          );
+          void this.applyPlan(job, gap, undefined, term, state);
+        }
       }
     }
     state.ledger.begin(job.job, scheduledAt);
