@@ -212,6 +212,43 @@ describe('schedule ledger: catch-up across a crash failover (MemoryLock, ManualC
     assert.deepEqual(slotsOf(f.runs, 'pod-b'), [iso(took + 1)], 'on-time ticks run as before');
   });
 
+  /** pod-a crashes before a tick (slot 4 never ticks), during slot 4's run, or after it. */
+  const phases = {
+    before: async (f: Awaited<ReturnType<typeof fleet>>) => {
+      await f.ticks(f.a.job, 1, 3);
+      await f.advanceTo(4.95);
+    },
+    during: async (f: Awaited<ReturnType<typeof fleet>>) => {
+      await f.ticks(f.a.job, 1, 3);
+      f.a.job.hold = new Promise(() => undefined); // never completes on pod-a
+      await f.advanceTo(4.05);
+      void f.a.job.reconcile();
+      await f.advanceTo(4.95);
+      f.a.job.hold = undefined;
+    },
+    after: async (f: Awaited<ReturnType<typeof fleet>>) => {
+      await f.ticks(f.a.job, 1, 4);
+      await f.advanceTo(4.95);
+    },
+  };
+  for (const [phase, crashAt] of Object.entries(phases)) {
+    test(`'once' and 'skip', crash ${phase} slot 4's run: once runs only the newest missed slot, skip none`, async () => {
+      for (const policy of ['once', 'skip'] as const) {
+        const f = await fleet(policy);
+        await crashAt(f);
+        void f.crashA(); // during a run: its drain holds the Lease until shutdownGraceMs
+        const b = await takeOver(f);
+        const took = Math.floor((b.replica.election.term!.acquiredAt.getTime() - START_MS) / 1000);
+        assert.deepEqual(
+          slotsOf(f.runs, 'pod-b'),
+          policy === 'once' ? [iso(took)] : [],
+          `${policy}, crash ${phase}`,
+        );
+        await Promise.all(apps.splice(0).map((r) => r.app.close().catch(() => undefined)));
+      }
+    });
+  }
+
   test('a slot older than the horizon is never run late', async () => {
     const f = await fleet({ policy: 'all', horizonMs: 5000 });
     await f.ticks(f.a.job, 1, 4);
