@@ -163,7 +163,10 @@ export function writeApp(dir: string, flavor: Flavor): void {
     'src/app.controller.spec.ts': specTs(flavor, ext),
   };
   if (esm) files['vitest.config.ts'] = VITEST_CONFIG;
-  else files['tsconfig.node10.json'] = `${JSON.stringify(NODE10_TSCONFIG, null, 2)}\n`;
+  else {
+    files['tsconfig.node10.json'] = `${JSON.stringify(NODE10_TSCONFIG, null, 2)}\n`;
+    files[LOCK_ERRORS_SPEC] = LOCK_ERRORS_SPEC_TS;
+  }
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -223,6 +226,61 @@ export default defineConfig({
   test: { globals: true, root: './', include: ['src/**/*.spec.ts'] },
   // SWC compiles the specs with decorator metadata, which Nest's dependency injection needs.
   plugins: [swc.vite({ module: { type: 'es6' } })],
+});
+`;
+
+/**
+ * The Nest 11 (CommonJS + Jest) apps' second spec: `lock: 'kubernetes'` under Jest's CommonJS
+ * runtime, which cannot load the ESM-only `@kubernetes/client-node` 2.x. Its test expects the
+ * "installed, but ESM-only" explanation as the app is installed, and "Install it" when run
+ * with `CLIENT_NODE=missing` in a copy of the app without the package (the matrix does both).
+ */
+export const LOCK_ERRORS_SPEC = 'src/lock-errors.spec.ts';
+
+const LOCK_ERRORS_SPEC_TS = `import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Test } from '@nestjs/testing';
+import { LeaderModule } from 'nest-leader';
+
+describe("lock: 'kubernetes' under Jest's CommonJS runtime", () => {
+  const missing = process.env.CLIENT_NODE === 'missing';
+
+  beforeAll(() => {
+    // A cluster to elect on (never contacted: loading the client fails first).
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'lock-errors-')), 'config');
+    writeFileSync(kubeconfig, [
+      'apiVersion: v1', 'kind: Config', 'current-context: local',
+      'clusters: [{ name: local, cluster: { server: "https://127.0.0.1:9" } }]',
+      'users: [{ name: local, user: { token: unused } }]',
+      'contexts: [{ name: local, context: { cluster: local, user: local, namespace: default } }]',
+    ].join('\\n'));
+    process.env.KUBECONFIG = kubeconfig;
+  });
+
+  it(missing ? 'says to install a missing @kubernetes/client-node' : 'explains an installed but ESM-only @kubernetes/client-node', async () => {
+    const start = async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [LeaderModule.forRoot({ leaseName: 'lock-errors', lock: 'kubernetes' })],
+      }).compile();
+      const app = moduleRef.createNestApplication();
+      await app.init();
+      await app.close();
+    };
+    const error: Error = await start().then(
+      () => { throw new Error('the app started without @kubernetes/client-node'); },
+      (thrown: Error) => thrown,
+    );
+    console.log(\`lock-errors: \${error.message}\`);
+    if (missing) {
+      expect(error.message).toContain('Install it');
+      expect(error.message).not.toContain('ESM-only');
+    } else {
+      expect(error.message).toContain('is installed, but it is ESM-only');
+      expect(error.message).toContain('NODE_OPTIONS=--experimental-vm-modules');
+      expect(error.message).not.toContain('Install it');
+    }
+  });
 });
 `;
 

@@ -10,9 +10,11 @@
  * registry; warm it installs only the tarball.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FLAVORS, type Flavor } from './consumer-apps.js';
+import { FLAVORS, LOCK_ERRORS_SPEC, type Flavor } from './consumer-apps.js';
 import { eventually } from '../support/eventually.js';
 import { role, startReplica, type Replica } from './consumer-replicas.js';
 import {
@@ -73,6 +75,25 @@ describe('consumer matrix (packed tarball in fresh apps)', { concurrency: 2 }, (
   }
 });
 
+/**
+ * Runs `body` in a hard-linked copy of `app` whose `@kubernetes/client-node` is removed (the
+ * copy's directory entries only: the app keeps its own), then deletes the copy.
+ */
+async function withoutClientNode<T>(
+  app: string,
+  label: string,
+  body: (copy: string) => Promise<T>,
+): Promise<T> {
+  const copy = `${app}-without-client-node-${label.replace(/\W+/g, '')}`;
+  execFileSync('cp', ['-al', app, copy]);
+  rmSync(join(copy, 'node_modules/@kubernetes/client-node'), { recursive: true, force: true });
+  try {
+    return await body(copy);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
 async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
   const app = apps.get(flavor.name)!;
   const node = runtime.binary();
@@ -85,9 +106,26 @@ async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
       ? ['node_modules/jest/bin/jest.js', '--ci']
       : ['node_modules/vitest/vitest.mjs', 'run'];
   const specOutput = await run(node, runner, { cwd: app, timeoutMs: 4 * 60_000 });
-  assert.match(specOutput, flavor.nest === 11 ? /Tests:\s+1 passed/ : /1 passed/);
+  assert.match(specOutput, flavor.nest === 11 ? /Tests:\s+2 passed/ : /1 passed/);
 
   if (flavor.nest === 11) {
+    // Jest's CommonJS runtime and `lock: 'kubernetes'`: the installed ESM-only client-node is
+    // explained (the run above), and a really missing one says "Install it" (a copy of the
+    // app with the package removed).
+    assert.match(
+      specOutput,
+      /lock-errors: @kubernetes\/client-node is installed, but it is ESM-only/,
+    );
+    const missingOutput = await withoutClientNode(app, `${runtime.label}`, (copy) =>
+      run(node, [...runner, LOCK_ERRORS_SPEC], {
+        cwd: copy,
+        env: { CLIENT_NODE: 'missing' },
+        timeoutMs: 4 * 60_000,
+      }),
+    );
+    assert.match(missingOutput, /Tests:\s+1 passed/);
+    assert.match(missingOutput, /lock-errors: Kubernetes Leases need the peer dependency/);
+
     // The older starters' set-up: `module: commonjs` with node10 resolution typechecks too.
     await run(node, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.node10.json'], {
       cwd: app,

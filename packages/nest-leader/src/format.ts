@@ -5,7 +5,7 @@
  * Framework-free and dependency-free: imported by `errors.messages.ts` and every folder.
  */
 
-import { inspect } from 'node:util';
+import { inspect, types } from 'node:util';
 
 function show(value: unknown): string {
   return inspect(value, { depth: 1, breakLength: Infinity });
@@ -59,7 +59,11 @@ export function seconds(ms: number): string {
   return `${Math.round(ms) / 1000}s`;
 }
 
-/** One-line text of any thrown value. */
+/**
+ * The message of a thrown error — also of one made in another realm (Jest's module registry
+ * throws its own `Error`s into the test's VM context, where `instanceof Error` is false) — or
+ * any other thrown value shown in one line.
+ */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : show(error);
+  return error instanceof Error || types.isNativeError(error) ? error.message : show(error);
 }

@@ -1,4 +1,3 @@
-import { inspect } from 'node:util';
 import { errorText } from '../format.js';
 
 /** The texts of `client-node.loader.ts`: client-node is missing, or installed but cannot be loaded. */
@@ -15,6 +14,5 @@ export const clientNodeMessages = {
 };
 
 function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : inspect(error);
-  return text.split('\n')[0]!.trim();
+  return errorText(error).split('\n')[0]!.trim();
 }

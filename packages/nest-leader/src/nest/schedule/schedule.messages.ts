@@ -1,5 +1,6 @@
 /** Message texts of the schedule ledger's Nest side: the `catchUp` option and catch-up logs. */
 import type { CatchUpPlan } from '../../core/catch-up.policy.js';
+import { errorText } from '../../format.js';
 
 const iso = (date: Date): string => date.toISOString();
 
@@ -37,7 +38,7 @@ export const scheduleMessages = {
 
   /** A recurring schedule the ledger cannot follow (e.g. an invalid expression): no catch-up. */
   unreadableSchedule: (job: string, error: unknown): string =>
-    `The schedule of leader-only job ${job} could not be read (${error instanceof Error ? error.message : String(error)}); ` +
+    `The schedule of leader-only job ${job} could not be read (${errorText(error)}); ` +
     'it runs on the leader as before, without the schedule ledger (no catch-up after a failover).',
 
   /** The stored ledger was corrupt or foreign. */
@@ -46,5 +47,5 @@ export const scheduleMessages = {
 
   /** A catch-up run threw or rejected. */
   catchUpFailed: (job: string, scheduledAt: Date, error: unknown): string =>
-    `The late run of ${job} for ${iso(scheduledAt)} failed: ${error instanceof Error ? error.message : String(error)}`,
+    `The late run of ${job} for ${iso(scheduledAt)} failed: ${errorText(error)}`,
 } as const;

@@ -115,4 +115,21 @@ describe('@kubernetes/client-node that cannot be loaded: the message names the r
     assert.match(outcome.message!, /Install it/);
     assert.doesNotMatch(outcome.message!, /ESM-only/);
   });
+
+  test("an error made in another realm (Jest's module registry throws into the test's VM context): its message, not a dump of the object", () => {
+    const outcome = kubernetesLockIn(
+      [],
+      `import { runInNewContext } from 'node:vm';
+      ${redirectClientNode(`throw runInNewContext(\`Object.assign(
+        new Error("Cannot find module '@kubernetes/client-node' from 'peer-dependency.loader.js'"),
+        { code: 'MODULE_NOT_FOUND', moduleName: '@kubernetes/client-node' })\`);`)}`,
+    );
+
+    assert.equal(outcome.causeCode, 'MODULE_NOT_FOUND');
+    assert.match(
+      outcome.message!,
+      /could not be loaded: Cannot find module '@kubernetes\/client-node' from 'peer-dependency.loader.js'\. Install it/,
+    );
+    assert.doesNotMatch(outcome.message!, /moduleName/);
+  });
 });
