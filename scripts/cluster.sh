@@ -24,15 +24,8 @@ node_name=nest-leader-node
 node_ip=10.251.0.2      # on the loopback device of the node's namespace
 pod_cidr=10.244.0.0/24  # the CNI bridge cni0, inside the node's namespace
 
-ensure_debian_packages() {
-  local missing=() p
-  for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  log "installing from Debian: ${missing[*]}"
-  [ "$(id -u)" = 0 ] || { log "must run as root to install ${missing[*]}"; exit 1; }
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-}
+# shellcheck source=lib/debian-packages.sh
+source "$repo_root/scripts/lib/debian-packages.sh"
 
 cmd_build() {
   ensure_debian_packages containerd runc containernetworking-plugins iptables iproute2 util-linux

@@ -22,15 +22,8 @@ out="$repo_root/.cache/images"
 storage="$out/buildah"
 log() { echo "images.sh: $*" >&2; }
 
-ensure_debian_packages() {
-  local missing=() p
-  for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  log "installing from Debian: ${missing[*]}"
-  [ "$(id -u)" = 0 ] || { log "must run as root to install ${missing[*]}"; exit 1; }
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-}
+# shellcheck source=lib/debian-packages.sh
+source "$repo_root/scripts/lib/debian-packages.sh"
 
 buildah_() {
   buildah --root "$storage/root" --runroot "$storage/run" --storage-driver overlay "$@"
