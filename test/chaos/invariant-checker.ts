@@ -9,6 +9,7 @@
  *   is wedged. Pure: no I/O.
  */
 import type { DemoEvent, LeaderWorkEvent } from '@nest-leader/demo/demo-events';
+import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
 import type { FaultKind } from './fault-kinds.js';
 
 /** One replica process's log and fate. Times are wall-clock ms (`Date.now()` scale). */
@@ -297,20 +298,30 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
   const violations: Violation[] = [];
   const label = (t: TermRecord) => `term ${t.token} of ${t.instance}`;
 
-  // Safety 1: no two terms' work overlaps (each from its acquisition to its last work line).
-  let widest: TermRecord | undefined;
-  for (const term of terms) {
-    if (widest && term.start <= widest.end) {
-      violations.push({
-        kind: 'overlapping-terms',
-        at: term.start,
-        round: roundAt(faults, term.start)?.round,
-        message:
-          `${label(widest)} worked until ${iso(widest.end)}, but ${label(term)} began at ` +
-          `${iso(term.start)} (${Math.round(widest.end - term.start)} ms of overlap)`,
-      });
-    }
-    if (!widest || term.end > widest.end) widest = term;
+  // Safety 1: no two terms' work overlaps (each from its acquisition to its last work line;
+  // log times are whole ms, so touching terms overlap). Each later term is reported once,
+  // against the earlier term that worked longest.
+  // Every term is its own owner: a process's old term working into its new one overlaps too.
+  const ownerOf = new Map(terms.map((term, i) => [term, String(i)]));
+  const spanOf = (term: TermRecord) => ({
+    owner: ownerOf.get(term)!,
+    startMs: term.start,
+    endMs: term.end,
+  });
+  const widestBefore = new Map<TermRecord, TermRecord>();
+  for (const [earlier, later] of overlappingSpans(terms, spanOf, 'overlap')) {
+    const widest = widestBefore.get(later);
+    if (!widest || earlier.end > widest.end) widestBefore.set(later, earlier);
+  }
+  for (const [term, widest] of widestBefore) {
+    violations.push({
+      kind: 'overlapping-terms',
+      at: term.start,
+      round: roundAt(faults, term.start)?.round,
+      message:
+        `${label(widest)} worked until ${iso(widest.end)}, but ${label(term)} began at ` +
+        `${iso(term.start)} (${Math.round(widest.end - term.start)} ms of overlap)`,
+    });
   }
 
   // Safety 2: each term's token is greater than the token of the term before it (one

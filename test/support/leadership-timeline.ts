@@ -4,6 +4,7 @@
  * client. Used to assert "never two leaders" across processes and implementations.
  */
 import type { CoordinationV1Api } from '@kubernetes/client-node';
+import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
 import type { CandidateProcess, Implementation } from './candidate-process.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
@@ -67,17 +68,12 @@ export function leadershipIntervals(
 export function overlappingIntervals(
   intervals: readonly LeadershipInterval[],
 ): [LeadershipInterval, LeadershipInterval][] {
-  const overlaps: [LeadershipInterval, LeadershipInterval][] = [];
-  for (let i = 0; i < intervals.length; i++) {
-    for (let j = i + 1; j < intervals.length; j++) {
-      const a = intervals[i]!;
-      const b = intervals[j]!;
-      if (a.identity !== b.identity && a.startMs < b.endMs && b.startMs < a.endMs) {
-        overlaps.push([a, b]);
-      }
-    }
-  }
-  return overlaps;
+  const spanOf = (interval: LeadershipInterval) => ({
+    owner: interval.identity,
+    startMs: interval.startMs,
+    endMs: interval.endMs,
+  });
+  return overlappingSpans(intervals, spanOf, 'apart');
 }
 
 /** One read of the Lease. The server read it at some instant in [sentMs, receivedMs]. */

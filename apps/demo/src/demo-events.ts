@@ -3,6 +3,7 @@
  * Written by the app (`EventLog`), read by the launcher and the end-to-end tests.
  * Framework-free on purpose: the launcher imports it without loading Nest.
  */
+import { overlappingSpans } from './leadership-overlaps.js';
 
 /** One execution of leader-only work. */
 export interface LeaderWorkEvent {
@@ -165,9 +166,9 @@ export interface ObservedTerm {
 
 /**
  * Checks the safety property in a set of leader-work lines from all replicas: every term
- * (a `leaseTransitions` value) was worked by one identity only, and terms do not overlap in
- * time — ordered by `leaseTransitions`, each term's last line comes before the next term's
- * first line.
+ * (a `leaseTransitions` value) was worked by one identity only, terms do not overlap in time
+ * (from first to last line; {@link overlappingSpans}), and ordered by `leaseTransitions`, each
+ * term's last line comes before the next term's first line.
  *
  * Times are the replicas' wall clocks, so this is exact only for replicas on one host.
  * @returns the terms found, oldest first, and a description of every violation.
@@ -206,15 +207,24 @@ export function checkLeaderTerms(
       );
     }
   }
+  const workedAfter = (earlier: ObservedTerm, later: ObservedTerm) =>
+    `term ${earlier.leaseTransitions} (${earlier.identities.join(', ')}) worked until ` +
+    `${earlier.lastAt.toISOString()}, after term ${later.leaseTransitions} ` +
+    `(${later.identities.join(', ')}) began at ${later.firstAt.toISOString()}`;
+  const spanOf = (term: ObservedTerm) => ({
+    owner: String(term.leaseTransitions),
+    startMs: term.firstAt.getTime(),
+    endMs: term.lastAt.getTime(),
+  });
+  for (const [earlier, later] of overlappingSpans(terms, spanOf, 'apart')) {
+    violations.push(workedAfter(earlier, later));
+  }
+  // Token order: an older term whose work all came after the next term's began (no overlap).
   for (let i = 1; i < terms.length; i++) {
     const previous = terms[i - 1]!;
     const next = terms[i]!;
-    if (previous.lastAt > next.firstAt) {
-      violations.push(
-        `term ${previous.leaseTransitions} (${previous.identities.join(', ')}) worked until ` +
-          `${previous.lastAt.toISOString()}, after term ${next.leaseTransitions} ` +
-          `(${next.identities.join(', ')}) began at ${next.firstAt.toISOString()}`,
-      );
+    if (previous.lastAt > next.firstAt && next.lastAt <= previous.firstAt) {
+      violations.push(workedAfter(previous, next));
     }
   }
   return { terms, violations };
