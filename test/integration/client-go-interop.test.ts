@@ -39,6 +39,9 @@ const SLACK_MS = 1000;
 /** The user each implementation authenticates as (both with exactly the elector's RBAC). */
 const USER: Record<Implementation, string> = { 'client-go': 'alice', 'nest-leader': 'bob' };
 const SHORT: Record<Implementation, string> = { 'client-go': 'go', 'nest-leader': 'ts' };
+/** The implementation of a candidate of this file (client-go or nest-leader, never python). */
+const implementationOf = (candidate: CandidateProcess) =>
+  candidate.implementation as Implementation;
 
 interface Handover {
   from: CandidateProcess;
@@ -196,7 +199,7 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
     assertSingleLeader(leaseName, sampler);
     for (const h of handovers) {
       const ms = h.startedMs - h.killedMs;
-      const jitter = ACQUIRE_JITTER[h.to.implementation];
+      const jitter = ACQUIRE_JITTER[implementationOf(h.to)];
       if (h.signal === 'SIGTERM') {
         // Released: the follower takes it at its next attempt, not after the Lease expires.
         const boundMs = (1 + jitter) * RETRY_MS + SLACK_MS;
@@ -241,9 +244,9 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
         await leader.exited;
         running.splice(running.indexOf(leader), 1);
         const next = await currentLeader(running, 2 * LEASE_MS + 3 * RETRY_MS, killedMs);
-        winners.push(next.implementation);
+        winners.push(implementationOf(next));
         console.log(`# race: ${leader.implementation} ${signal} → ${next.implementation}`);
-        running.push(await spawnCandidate(leader.implementation, leaseName));
+        running.push(await spawnCandidate(implementationOf(leader), leaseName));
       }
     } finally {
       await sampler.stop();

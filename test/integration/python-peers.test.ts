@@ -20,14 +20,18 @@ import {
   revokeLeaseAccess,
 } from '../support/rbac.js';
 import { ensurePythonClient, pinnedPythonClient } from '../support/python-client.js';
-import { type Peer, PeerFleet, type PeerKind } from '../support/peer-fleet.js';
-import { recordLockHistory, type StoredRecord } from '../support/lock-history.js';
+import { CandidateProcess, type CandidateEvent } from '../support/candidate-process.js';
+import { leadershipIntervals, overlappingIntervals } from '../support/leadership-timeline.js';
+import { recordLockHistory } from '../support/lock-history.js';
 import type { TestLockKind } from '../support/kubernetes-locks.js';
+import { monotonicNowMs } from '../support/monotonic-time.js';
+import { eventually, found } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const { leaseDurationSeconds, retryPeriodSeconds } = FAST_TIMINGS;
 const leaseDurationMs = leaseDurationSeconds * 1000;
 const retryPeriodMs = retryPeriodSeconds * 1000;
+type PeerKind = 'nest-leader' | 'python';
 /** nest-leader candidates authenticate as alice, Python ones as carol. */
 const KUBECONFIG: Record<PeerKind, string> = {
   'nest-leader': cluster.identities.alice!.kubeconfigPath,
@@ -35,7 +39,7 @@ const KUBECONFIG: Record<PeerKind, string> = {
 };
 
 /**
- * Bounds from a kill to the next leader's first `started-leading` line:
+ * Bounds from a kill to the next leader's first `started` line:
  * - crash, or Python stopped (it never releases): the follower's observation of the last
  *   renewal lags it by up to one poll (Python polls every retryPeriod plus two requests), it
  *   waits leaseDuration from there and notices at its next poll: leaseDuration + 2 × retryPeriod
@@ -71,29 +75,22 @@ function describeMixedFleet(lock: TestLockKind): void {
   const revoke = lock === 'lease' ? revokeLeaseAccess : revokeConfigMapAccess;
   describe(`Python kubernetes.leaderelection and nest-leader on one ${lock}`, () => {
     const name = uniqueLeaseName(`py-${lock}`);
-    let fleet: PeerFleet;
+    const peers: CandidateProcess[] = [];
     let history: ReturnType<typeof recordLockHistory>;
     const handovers: Handover[] = [];
     let serial = 0;
 
     before(
       async () => {
-        const python = await ensurePythonClient();
+        await ensurePythonClient();
         for (const identity of ['alice', 'carol']) await grant(cluster, identity);
-        fleet = new PeerFleet({
-          lock,
-          name,
-          namespace: cluster.namespace,
-          timings: FAST_TIMINGS,
-          python,
-        });
         history = recordLockHistory(kubeConfigFor(cluster), lock, name, cluster.namespace);
       },
       { timeout: 600_000 },
     );
 
     after(async () => {
-      await fleet?.killAll();
+      await Promise.all(peers.map((p) => p.dispose()));
       await history?.stop();
       for (const identity of ['alice', 'carol']) await revoke(cluster, identity);
       if (handovers.length > 0) {
@@ -103,8 +100,45 @@ function describeMixedFleet(lock: TestLockKind): void {
       }
     });
 
-    const startPeer = (kind: PeerKind): Promise<Peer> =>
-      fleet.start(kind, `${kind === 'python' ? 'py' : 'nl'}-${++serial}`, KUBECONFIG[kind]);
+    const startPeer = async (kind: PeerKind): Promise<CandidateProcess> => {
+      const peer = await CandidateProcess.start({
+        implementation: kind,
+        kubeconfigPath: KUBECONFIG[kind],
+        lock,
+        leaseName: name,
+        namespace: cluster.namespace,
+        identity: `${kind === 'python' ? 'py' : 'nl'}-${++serial}`,
+        timings: FAST_TIMINGS,
+        releaseOnCancel: kind === 'nest-leader',
+      });
+      peers.push(peer);
+      await peer.waitFor((e) => e.event === 'ready', 30_000, 'ready');
+      return peer;
+    };
+    /** Peers not killed and not exited. */
+    const alive = () => peers.filter((p) => !p.killed && !p.exitStatus);
+    const leading = (p: CandidateProcess) =>
+      leadershipIntervals([p]).some((i) => i.endedBy === 'still-leading');
+    const overlaps = () => overlappingIntervals(leadershipIntervals(peers));
+    /** The first `started` of any peer but `except` after `afterMs` (CLOCK_MONOTONIC). */
+    const nextLeader = (
+      afterMs: number,
+      timeoutMs: number,
+      except?: CandidateProcess,
+    ): Promise<[CandidateProcess, CandidateEvent]> =>
+      Promise.any(
+        peers
+          .filter((p) => p !== except)
+          .map(async (p) => {
+            const started = await p.waitFor(
+              (e) => e.event === 'started' && e.monotonicMs >= afterMs,
+              timeoutMs,
+            );
+            return [p, started] as [CandidateProcess, CandidateEvent];
+          }),
+      ).catch(() => {
+        throw new Error(`no new leader within ${timeoutMs} ms\n${describePeers(peers)}`);
+      });
 
     test('two candidates of each kind elect exactly one leader, and it stays', async () => {
       await Promise.all([
@@ -113,14 +147,12 @@ function describeMixedFleet(lock: TestLockKind): void {
         startPeer('python'),
         startPeer('nest-leader'),
       ]);
-      const [leader] = await fleet.nextLeader(0, 2 * leaseDurationMs, undefined);
+      const [leader] = await nextLeader(0, 2 * leaseDurationMs, undefined);
       await new Promise((r) => setTimeout(r, 2 * leaseDurationMs));
-      const starts = fleet.peers.flatMap((p) =>
-        p.events.filter((e) => e.event === 'started-leading'),
-      );
-      assert.equal(starts.length, 1, `one started-leading line in all:\n${fleet.describe()}`);
+      const starts = peers.flatMap((p) => p.eventsWhere((e) => e.event === 'started'));
+      assert.equal(starts.length, 1, `one started line in all:\n${describePeers(peers)}`);
       assert.equal(history.changes.at(-1)?.holderIdentity, leader.identity);
-      assert.deepEqual(fleet.overlaps(), []);
+      assert.deepEqual(overlaps(), []);
     });
 
     test(
@@ -129,37 +161,52 @@ function describeMixedFleet(lock: TestLockKind): void {
         timeout: 240_000,
       },
       async () => {
-        const leaderNow = () => fleet.alive.find((p) => p.leading)!;
+        const leaderNow = () => alive().find(leading)!;
+        const kindOf = (p: CandidateProcess) => p.implementation as PeerKind;
         const first = leaderNow();
         assert.ok(first, 'a leader from the previous test');
         // Start the cycle at the kind that leads now; run it twice (8 handovers).
-        const start = CYCLE.findIndex((c) => c.from === first.kind);
+        const start = CYCLE.findIndex((c) => c.from === kindOf(first));
         const cycle = [...CYCLE.slice(start), ...CYCLE.slice(0, start)];
         const rounds = [...cycle, ...cycle];
         for (const { from, signal } of rounds) {
           const leader = leaderNow();
-          assert.equal(leader?.kind, from, `the leader is ${from}:\n${fleet.describe()}`);
-          const paused = fleet.alive.filter((p) => p !== leader && p.kind === from);
-          for (const p of paused) p.kill('SIGSTOP');
+          assert.equal(
+            leader && kindOf(leader),
+            from,
+            `the leader is ${from}:\n${describePeers(peers)}`,
+          );
+          const paused = alive().filter((p) => p !== leader && kindOf(p) === from);
+          for (const p of paused) p.pause();
           const transitionsBefore = history.changes.at(-1)?.transitions;
-          const killedAt = performance.now();
+          const killedAt = monotonicNowMs();
           leader.kill(signal);
-          const [next, started] = await fleet.nextLeader(killedAt, CRASH_BOUND_MS + 10_000, leader);
-          for (const p of paused) p.kill('SIGCONT');
+          const [next, started] = await nextLeader(killedAt, CRASH_BOUND_MS + 10_000, leader);
+          for (const p of paused) p.resume();
           await leader.exited;
-          const ms = started.atMs - killedAt;
-          assert.equal(next.kind, other(from), `handover from ${from} went to ${next.kind}`);
+          const ms = started.monotonicMs - killedAt;
+          assert.equal(kindOf(next), other(from), `handover from ${from} went to ${kindOf(next)}`);
           const released = signal === 'SIGTERM' && from === 'nest-leader';
           const bound = released ? RELEASE_BOUND_MS : CRASH_BOUND_MS;
           assert.ok(
             ms <= bound,
-            `${from} ${signal} → ${next.kind} took ${Math.round(ms)} ms (bound ${bound} ms)`,
+            `${from} ${signal} → ${kindOf(next)} took ${Math.round(ms)} ms (bound ${bound} ms)`,
           );
           if (!released) assert.ok(ms >= leaseDurationMs - retryPeriodMs, 'waited for expiry');
-          const written = await waitForHolder(history.changes, next.identity, killedAt);
+          const written = await eventually(
+            () =>
+              found(
+                history.changes.find(
+                  (c) => c.atMs >= killedAt && c.holderIdentity === next.identity,
+                ),
+                () =>
+                  `the stored record never named ${next.identity}: ${JSON.stringify(history.changes)}`,
+              ),
+            { timeoutMs: 3000, intervalMs: 50 },
+          );
           handovers.push({
             from,
-            to: next.kind,
+            to: kindOf(next),
             signal,
             ms,
             transitionsBefore,
@@ -167,7 +214,7 @@ function describeMixedFleet(lock: TestLockKind): void {
           });
           await startPeer(from);
         }
-        assert.deepEqual(fleet.overlaps(), [], `never two leaders:\n${fleet.describe()}`);
+        assert.deepEqual(overlaps(), [], `never two leaders:\n${describePeers(peers)}`);
         for (const to of ['python', 'nest-leader'] as const) {
           const times = handovers.filter((h) => h.to === to).map((h) => h.ms);
           process.stdout.write(
@@ -197,21 +244,15 @@ function describeMixedFleet(lock: TestLockKind): void {
   });
 }
 
-/** The first stored record after `sinceMs` naming `holder` (polled; up to 3 s). */
-async function waitForHolder(
-  changes: StoredRecord[],
-  holder: string,
-  sinceMs: number,
-): Promise<StoredRecord> {
-  const deadline = performance.now() + 3000;
-  for (;;) {
-    const found = changes.find((c) => c.atMs >= sinceMs && c.holderIdentity === holder);
-    if (found) return found;
-    if (performance.now() > deadline) {
-      throw new Error(`the stored record never named ${holder}: ${JSON.stringify(changes)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Events and log tails of every peer, for assertion messages. */
+function describePeers(peers: readonly CandidateProcess[]): string {
+  return peers
+    .map((p) => {
+      const events = p.events.map((e) => `${e.event}@${Math.round(e.monotonicMs)}`).join(' ');
+      const tail = p.stderrTail.trimEnd().split('\n').slice(-8);
+      return `${p.describe()}: ${events}\n${tail.map((l) => `    ${l}`).join('\n')}`;
+    })
+    .join('\n');
 }
 
 describeMixedFleet('lease');

@@ -3,9 +3,12 @@
  *
  * - `client-go`: `test/client-go-candidate` (client-go's `tools/leaderelection` + `LeaseLock`),
  *   built and cached by `scripts/client-go-candidate.sh`;
- * - `nest-leader`: `test/support/nest-leader-candidate.ts` (our `LeaderElector` + `LeaseLock`).
+ * - `nest-leader`: `test/support/nest-leader-candidate.ts` (our `LeaderElector` + `LeaseLock`, or
+ *   `ConfigMapLock` with `lock`);
+ * - `python`: `test/python/candidate.py` (the official Python client's
+ *   `kubernetes.leaderelection`, from the virtualenv of `ensurePythonClient()`).
  *
- * Both take the same flags and print the same JSON-lines events ({@link CandidateEvent}) stamped
+ * All take the same flags and print the same JSON-lines events ({@link CandidateEvent}) stamped
  * with CLOCK_MONOTONIC ({@link monotonicNowMs}), so events of all processes and of the test
  * compare on one time line.
  */
@@ -15,10 +18,15 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { LeaderElectionTimings } from 'nest-leader';
 import { repoRoot } from './control-plane.js';
+import type { TestLockKind } from './kubernetes-locks.js';
 import { monotonicNowMs } from './monotonic-time.js';
+import { ensurePythonClient, PYTHON_DIR } from './python-client.js';
 
-/** Which leader election a candidate process runs. */
+/** The Lease elections compared side by side (tests, benchmarks): client-go's and ours. */
 export type Implementation = 'client-go' | 'nest-leader';
+
+/** Which leader election a candidate process runs: one of those, or the Python client's. */
+export type CandidateImplementation = Implementation | 'python';
 
 /** One JSON line a candidate process prints. */
 export interface CandidateEvent {
@@ -63,7 +71,7 @@ export interface CandidateEvent {
 
 /** Options of {@link CandidateProcess.start}. */
 export interface CandidateProcessOptions {
-  implementation: Implementation;
+  implementation: CandidateImplementation;
   /** Kubeconfig of the user the process authenticates as. */
   kubeconfigPath: string;
   leaseName: string;
@@ -73,7 +81,12 @@ export interface CandidateProcessOptions {
   timings: LeaderElectionTimings;
   /** Candidates in this one process, each with its own elector and client; default 1. */
   candidates?: number;
-  /** Release the Lease on SIGTERM (client-go's ReleaseOnCancel, our releaseOnStop); default true. */
+  /** `--lock`: the lock kind (nest-leader and python; client-go takes a Lease only). */
+  lock?: TestLockKind;
+  /**
+   * Release the Lease on SIGTERM (client-go's ReleaseOnCancel, our releaseOnStop); default true.
+   * Must be false for python (the Python client has no release).
+   */
   releaseOnCancel?: boolean;
   /** Further flags for the program. */
   extraArgs?: readonly string[];
@@ -96,8 +109,11 @@ export interface CandidateExit {
 const CLIENT_GO_SCRIPT = join(repoRoot, 'scripts/client-go-candidate.sh');
 const NEST_LEADER_MAIN = fileURLToPath(new URL('./nest-leader-candidate.js', import.meta.url));
 const SCHEDULED_APP_MAIN = fileURLToPath(new URL('./scheduled-job-candidate.js', import.meta.url));
+const PYTHON_MAIN = join(PYTHON_DIR, 'candidate.py');
 
 let clientGoBinary: Promise<string> | undefined;
+/** The virtualenv's python, resolved (built if needed) once per process. */
+let pythonInterpreter: Promise<string> | undefined;
 
 /** Every candidate process not yet exited: killed when this process exits, so none is orphaned. */
 const running = new Set<ChildProcess>();
@@ -139,7 +155,7 @@ function durationFlag(seconds: number): string {
 
 /** A running (or exited) candidate process and the events it printed so far. */
 export class CandidateProcess {
-  readonly implementation: Implementation;
+  readonly implementation: CandidateImplementation;
   /** The `--identity` it was given. */
   readonly identity: string;
   /** The Lease it campaigns for. */
@@ -207,19 +223,23 @@ export class CandidateProcess {
       '--retry-period',
       durationFlag(timings.retryPeriodSeconds),
       `--release-on-cancel=${options.releaseOnCancel ?? true}`,
+      ...(options.lock ? ['--lock', options.lock] : []),
       ...(options.extraArgs ?? []),
     ];
-    const child =
-      options.implementation === 'client-go'
-        ? spawn(await buildClientGoCandidate(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
-        : spawn(
-            process.execPath,
-            [
-              options.program === 'scheduled-job-app' ? SCHEDULED_APP_MAIN : NEST_LEADER_MAIN,
-              ...args,
-            ],
-            { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
-          );
+    const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+    let child: ChildProcess;
+    if (options.implementation === 'client-go') {
+      child = spawn(await buildClientGoCandidate(), args, { stdio });
+    } else if (options.implementation === 'python') {
+      pythonInterpreter ??= ensurePythonClient();
+      child = spawn(await pythonInterpreter, [PYTHON_MAIN, ...args], { stdio });
+    } else {
+      const main = options.program === 'scheduled-job-app' ? SCHEDULED_APP_MAIN : NEST_LEADER_MAIN;
+      child = spawn(process.execPath, [main, ...args], {
+        stdio,
+        env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      });
+    }
     return new CandidateProcess(options, child);
   }
 
@@ -241,6 +261,16 @@ export class CandidateProcess {
     const monotonicMs = monotonicNowMs();
     this.killed ??= { signal, monotonicMs };
     return monotonicMs;
+  }
+
+  /** SIGSTOP: the process stops running until {@link resume}; not a kill ({@link killed}). */
+  pause(): void {
+    this.child.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after {@link pause}. */
+  resume(): void {
+    this.child.kill('SIGCONT');
   }
 
   /** Events matching `predicate`, in order. */

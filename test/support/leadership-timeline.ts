@@ -5,13 +5,13 @@
  */
 import type { CoordinationV1Api } from '@kubernetes/client-node';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
-import type { CandidateProcess, Implementation } from './candidate-process.js';
+import type { CandidateImplementation, CandidateProcess } from './candidate-process.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
 /** A span in which a candidate believed it led, by its own events. */
 export interface LeadershipInterval {
   identity: string;
-  implementation: Implementation;
+  implementation: CandidateImplementation;
   /** Its `started` event. */
   startMs: number;
   /** Its `stopping`/`stopped` event, the SIGKILL, its exit, or "now" while it still leads. */

@@ -1,10 +1,12 @@
 /**
  * Polls an election record as stored (a Lease, or a ConfigMap's leader annotation) and keeps
- * every change of holder or transitions, stamped with this process's monotonic clock.
+ * every change of holder or transitions, stamped with CLOCK_MONOTONIC (`monotonicNowMs`), the
+ * candidate harness's clock.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { TestLockKind } from './kubernetes-locks.js';
+import { monotonicNowMs } from './monotonic-time.js';
 
 /** The stored record's holder and transitions counter at one moment. */
 export interface StoredRecord {
@@ -66,7 +68,7 @@ export function recordLockHistory(
           now &&
           (last?.holderIdentity !== now.holderIdentity || last.transitions !== now.transitions)
         ) {
-          changes.push({ ...now, atMs: performance.now() });
+          changes.push({ ...now, atMs: monotonicNowMs() });
         }
       } catch {
         // A failed poll is no evidence either way; the next one reads again.

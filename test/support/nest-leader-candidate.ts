@@ -1,12 +1,12 @@
 /**
  * nest-leader's counterpart of `test/client-go-candidate`: one or more `LeaderElector`s with a
- * `LeaseLock` on one Lease, in one OS process, with the same flags and the same JSON-lines
+ * `LeaseLock` on one Lease (or, with `--lock configmap`, a `ConfigMapLock`), in one OS process, with the same flags and the same JSON-lines
  * events on stdout (see {@link CandidateEvent}), so tests and benchmarks treat both
  * implementations alike:
  *
  *   node test/dist/support/nest-leader-candidate.js --kubeconfig K --lease-name L --identity ts-1 \
  *     [--namespace default] [--candidates 1] [--lease-duration 15s] [--renew-deadline 10s] \
- *     [--retry-period 2s] [--release-on-cancel=true|false]
+ *     [--retry-period 2s] [--release-on-cancel=true|false] [--lock lease|configmap]
  *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
  * `--release-on-cancel`, the Lease is released) and exits 0. A candidate that loses its Lease
@@ -15,9 +15,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { LeaderElector, LeaseLock, type ElectionLogger } from 'nest-leader';
+import { LeaderElector, type ElectionLogger } from 'nest-leader';
 import type { CandidateEvent } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
+import { makeKubernetesLock } from './kubernetes-locks.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
 function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
@@ -30,7 +31,9 @@ function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: CANDIDATE_FLAG_OPTIONS });
+  const { values } = parseArgs({
+    options: { ...CANDIDATE_FLAG_OPTIONS, lock: { type: 'string', default: 'lease' } },
+  });
   const leaseName = values['lease-name'];
   const baseIdentity = values.identity;
   const kubeconfig = values.kubeconfig;
@@ -53,7 +56,12 @@ function main(): void {
       error: (message) => process.stderr.write(`${identity} error: ${message}\n`),
     };
     const elector = new LeaderElector({
-      lock: new LeaseLock({ kubeConfig, name: leaseName, namespace: values.namespace, identity }),
+      lock: makeKubernetesLock(values.lock, {
+        kubeConfig,
+        name: leaseName,
+        namespace: values.namespace,
+        identity,
+      }),
       identity,
       ...timings,
       releaseOnStop,
