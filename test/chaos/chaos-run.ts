@@ -8,7 +8,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import assert from 'node:assert/strict';
+import { eventually } from '../support/eventually.js';
 import { type ChaosCluster, startChaosCluster } from './chaos-cluster.js';
 import { ChaosFleet, type FleetProcess } from './chaos-fleet.js';
 import { buildChaosReport, type ChaosReport } from './chaos-report.js';
@@ -134,14 +135,14 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
   const restarts = new Set<Promise<unknown>>();
   let aborted: string | undefined;
 
-  const waitForNewTerm = async (termsBefore: number, timeoutMs: number) => {
-    const deadline = performance.now() + timeoutMs;
-    while (performance.now() < deadline) {
-      if (fleet.termCount() > termsBefore) return true;
-      await sleep(25);
-    }
-    return false;
-  };
+  const waitForNewTerm = (termsBefore: number, timeoutMs: number) =>
+    eventually(() => assert.ok(fleet.termCount() > termsBefore), {
+      timeoutMs,
+      intervalMs: 25,
+    }).then(
+      () => true,
+      () => false,
+    );
   const restartLater = (slot: number, termsBefore: number) => {
     // Restart once the others have taken over (or given up): a process that comes back with
     // the old leader's identity may take its own Lease back at once, which is no failover.
@@ -153,9 +154,8 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
   };
   /** A leader whose heartbeat is current, with at least two followers running. */
   const settle = async (): Promise<{ process: FleetProcess; token: number } | undefined> => {
-    const deadline = performance.now() + crashBoundMs + takeoverTimeoutMs;
     let steadySince: number | undefined;
-    while (performance.now() < deadline) {
+    const steadyLeader = () => {
       const leader = fleet.leader();
       // Killed replicas restart in the background; a round needs the leader and two followers.
       const followers = fleet.alive.filter(
@@ -166,15 +166,18 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
         leader.process.slot < options.replicas &&
         Date.now() - fleet.lastWorkAt(leader.process) < 3 * timings.heartbeatMs + 200 &&
         followers.length >= 2;
-      if (ok) {
-        steadySince ??= performance.now();
-        if (performance.now() - steadySince >= SETTLED_FOR_MS) return leader;
-      } else {
+      if (!ok) {
         steadySince = undefined;
+        assert.fail('no leader with a current heartbeat and two followers');
       }
-      await sleep(50);
-    }
-    return undefined;
+      steadySince ??= performance.now();
+      assert.ok(performance.now() - steadySince >= SETTLED_FOR_MS, 'not steady for long enough');
+      return leader;
+    };
+    return eventually(steadyLeader, {
+      timeoutMs: crashBoundMs + takeoverTimeoutMs,
+      intervalMs: 50,
+    }).catch(() => undefined);
   };
 
   let electionStartedAt = startedAt;

@@ -6,7 +6,9 @@
  * (who may not answer probes, whose view may lag, measured downtime).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import assert from 'node:assert/strict';
 import { CoordinationV1Api } from '@kubernetes/client-node';
+import { eventually } from '../support/eventually.js';
 import type { ChaosCluster } from './chaos-cluster.js';
 import type { ChaosFleet, FleetProcess } from './chaos-fleet.js';
 import { type ChaosTimings, type FaultKind, faultDurations } from './fault-kinds.js';
@@ -264,21 +266,20 @@ async function renewedSince(
 ): Promise<{ ok: boolean; waitedMs: number }> {
   const api = ctx.cluster.admin.makeApiClient(CoordinationV1Api);
   const started = performance.now();
-  while (performance.now() - started < timeoutMs) {
-    const lease = await api
-      .readNamespacedLease({ name: ctx.leaseName, namespace: ctx.cluster.namespace })
-      .catch(() => undefined);
-    const renewTime = lease?.spec?.renewTime;
-    if (
-      lease?.spec?.holderIdentity === holder &&
-      renewTime !== undefined &&
-      new Date(renewTime).getTime() > sinceMs
-    ) {
-      return { ok: true, waitedMs: Math.round(performance.now() - started) };
-    }
-    await sleep(50);
-  }
-  return { ok: false, waitedMs: Math.round(performance.now() - started) };
+  const renewed = async () => {
+    const lease = await api.readNamespacedLease({
+      name: ctx.leaseName,
+      namespace: ctx.cluster.namespace,
+    });
+    const renewTime = lease.spec?.renewTime;
+    assert.ok(lease.spec?.holderIdentity === holder && renewTime !== undefined);
+    assert.ok(new Date(renewTime).getTime() > sinceMs);
+  };
+  const ok = await eventually(renewed, { timeoutMs, intervalMs: 50 }).then(
+    () => true,
+    () => false,
+  );
+  return { ok, waitedMs: Math.round(performance.now() - started) };
 }
 
 /** Waits until every running replica's GET /leader reports term `token` (or `timeoutMs`). */
@@ -289,15 +290,16 @@ async function everyoneSees(
   timeoutMs: number,
 ): Promise<{ ok: boolean; waitedMs: number }> {
   const started = performance.now();
-  while (performance.now() - started < timeoutMs) {
+  const seenByAll = async () => {
     const others = fleet.alive.filter((p) => p !== leader && p.unresponsiveUntil === 0);
     const seen = await Promise.all(others.map((p) => fleet.status(p, 1000)));
-    if (seen.every((s) => s?.leaseTransitions === token)) {
-      return { ok: true, waitedMs: Math.round(performance.now() - started) };
-    }
-    await sleep(100);
-  }
-  return { ok: false, waitedMs: Math.round(performance.now() - started) };
+    assert.ok(seen.every((s) => s?.leaseTransitions === token));
+  };
+  const ok = await eventually(seenByAll, { timeoutMs, intervalMs: 100 }).then(
+    () => true,
+    () => false,
+  );
+  return { ok, waitedMs: Math.round(performance.now() - started) };
 }
 
 /** How long a SIGTERMed replica may take to drain, release and exit before it counts as hung. */

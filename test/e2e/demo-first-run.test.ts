@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { STATUS_LEGEND } from '@nest-leader/demo/launcher/demo-cli';
 import { freeConsecutivePorts } from '../support/free-ports.js';
+import { eventually } from '../support/eventually.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -47,11 +48,15 @@ describe('pnpm demo, first run', { timeout: 180_000 }, () => {
       child.once('exit', (code, signal) => done({ code, signal })),
     );
     try {
-      const deadline = Date.now() + 150_000;
-      while (!/holder \S+ · transitions \d+/.test(output)) {
-        assert.ok(Date.now() < deadline, `no leader in the status line:\n${output}`);
-        await new Promise((done) => setTimeout(done, 200));
-      }
+      await eventually(
+        () =>
+          assert.match(
+            output,
+            /holder \S+ · transitions \d+/,
+            `no leader in the status line:\n${output}`,
+          ),
+        { timeoutMs: 150_000, intervalMs: 200 },
+      );
       assert.ok(output.includes(STATUS_LEGEND), 'the legend is printed when the replicas are up');
 
       process.kill(-child.pid!, 'SIGINT'); // what Ctrl-C does to the foreground process group

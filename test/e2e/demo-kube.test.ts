@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { CoordinationV1Api, EventsV1Api } from '@kubernetes/client-node';
 import { readLease } from '@nest-leader/demo/launcher/kube-access';
 import { getTestCluster, kubeConfigFor, readAuditEvents } from '../support/cluster.js';
+import { eventually, found } from '../support/eventually.js';
 import { provisionDemoServiceAccount } from './support/demo-service-account.js';
 import { describeFailoverScenario } from './support/failover-scenario.js';
 
@@ -45,26 +46,22 @@ describeFailoverScenario('demo on a Kubernetes Lease (real kube-apiserver)', asy
       // KUBERNETES_EVENTS is on by default with LEADER_LOCK=kubernetes and the demo's Role
       // allows it: the first term is an Event on the Lease, as kubectl describe lease shows.
       const events = admin.makeApiClient(EventsV1Api);
-      const deadline = performance.now() + 10_000;
-      for (;;) {
-        const { items } = await events.listNamespacedEvent({ namespace });
-        const onLease = items.filter(
-          (e) => e.regarding?.kind === 'Lease' && e.regarding.name === leaseName,
-        );
-        const became = onLease.find((e) => e.note === `${leader} became leader`);
-        if (became) {
-          assert.equal(became.reason, 'LeaderElection');
-          assert.equal(became.reportingController, 'nest-leader');
-          assert.equal(became.reportingInstance, leader);
-          return;
-        }
-        if (performance.now() > deadline) {
-          assert.fail(
-            `no "${leader} became leader" Event: ${onLease.map((e) => e.note).join('; ')}`,
+      const became = await eventually(
+        async () => {
+          const { items } = await events.listNamespacedEvent({ namespace });
+          const onLease = items.filter(
+            (e) => e.regarding?.kind === 'Lease' && e.regarding.name === leaseName,
           );
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
+          return found(
+            onLease.find((e) => e.note === `${leader} became leader`),
+            () => `no "${leader} became leader" Event: ${onLease.map((e) => e.note).join('; ')}`,
+          );
+        },
+        { timeoutMs: 10_000 },
+      );
+      assert.equal(became.reason, 'LeaderElection');
+      assert.equal(became.reportingController, 'nest-leader');
+      assert.equal(became.reportingInstance, leader);
     },
     async dispose() {
       await admin

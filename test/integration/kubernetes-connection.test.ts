@@ -24,6 +24,7 @@ import {
   readAuditEvents,
   uniqueLeaseName,
 } from '../support/cluster.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -148,11 +149,10 @@ describe('HTTP connections to kube-apiserver (real control plane)', () => {
       // The observer only reads the identity; the Event is created as the elector would have it.
       events.termStarted({ election: name, identity: 'pod-a', term: {} as LeaderTerm });
       await events.flush();
-      const deadline = Date.now() + 5_000;
-      while (!seen.includes(version) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.ok(seen.includes(version), `the watch saw ${seen.join(', ')}, not ${version}`);
+      await eventually(
+        () => assert.ok(seen.includes(version), `the watch saw ${seen.join(', ')}, not ${version}`),
+        { timeoutMs: 5_000, intervalMs: 20 },
+      );
     } finally {
       abort.abort();
     }

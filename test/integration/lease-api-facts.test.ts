@@ -20,6 +20,7 @@ import {
 } from '../support/cluster.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { startControlPlane } from '../support/control-plane.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -135,8 +136,10 @@ describe('Kubernetes Lease API facts (real kube-apiserver)', () => {
       assert.match(denied.body, /system:serviceaccount:.*:dave/);
 
       await grantLeaseAccess(cluster, 'dave');
-      const created = await waitFor(() =>
-        dave.createNamespacedLease({ namespace, body: leaseBody(name, new V1MicroTime()) }),
+      // RBAC changes reach the authorizer through an informer: 403 for a moment.
+      const created = await eventually(
+        () => dave.createNamespacedLease({ namespace, body: leaseBody(name, new V1MicroTime()) }),
+        { timeoutMs: 10_000 },
       );
       created.spec!.renewTime = new V1MicroTime();
       await dave.replaceNamespacedLease({ name, namespace, body: created });
@@ -200,18 +203,3 @@ describe('Kubernetes Lease API facts (real kube-apiserver)', () => {
     },
   );
 });
-
-/** RBAC changes reach the authorizer through an informer: retry 403 briefly. */
-async function waitFor<T>(call: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await call();
-    } catch (err) {
-      if (!(err instanceof ApiException) || err.code !== 403 || performance.now() > deadline) {
-        throw err;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}

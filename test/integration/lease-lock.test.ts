@@ -22,6 +22,7 @@ import {
   selectLock,
 } from 'nest-leader';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
+import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -211,11 +212,10 @@ describe('LeaseLock against the real kube-apiserver', () => {
       logger: silentLogger,
     });
     elector.start();
-    const deadline = performance.now() + 5_000;
-    while (!elector.isLeader() && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.equal(elector.isLeader(), true);
+    await eventually(() => assert.equal(elector.isLeader(), true), {
+      timeoutMs: 5_000,
+      intervalMs: 20,
+    });
     const acquired = await admin.readNamespacedLease({ name: lock.name, namespace });
     await new Promise((r) => setTimeout(r, 700));
     const renewed = await admin.readNamespacedLease({ name: lock.name, namespace });
