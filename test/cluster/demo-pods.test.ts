@@ -22,12 +22,9 @@ import type {
 } from '@kubernetes/client-node';
 import { checkLeaderTerms, type LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { eventually } from '../support/eventually.js';
-import { REPO_ROOT as repoRoot } from '@nest-leader/demo/launcher/control-plane-process';
-import {
-  killContainer,
-  startNodeCluster,
-  type NodeCluster,
-} from '@nest-leader/demo/launcher/node-cluster';
+import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
+import { killContainer } from '../support/containerd.js';
+import { repoRoot } from '../support/control-plane.js';
 import { PodLogCollector } from '../support/pod-log-collector.js';
 
 const ns = 'nest-leader-demo';

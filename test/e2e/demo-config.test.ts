@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
-import { withTimeout } from '@nest-leader/demo/launcher/replica-fleet';
+import { withTimeout } from '../support/with-timeout.js';
 
 describe('demo configuration from the environment', { timeout: 60_000 }, () => {
   // No cluster anywhere: HOME without ~/.kube, no KUBECONFIG.

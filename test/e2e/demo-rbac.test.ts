@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { readLease } from '@nest-leader/demo/launcher/kube-access';
-import { withTimeout } from '@nest-leader/demo/launcher/replica-fleet';
 import { LeaderElector, type LeaderTerm, LeaseApiError, LeaseLock } from 'nest-leader';
 import { RecordingLogger } from 'nest-leader/testing';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
@@ -17,6 +16,7 @@ import {
   provisionDemoServiceAccount,
 } from './support/demo-service-account.js';
 import { eventually } from '../support/eventually.js';
+import { withTimeout } from '../support/with-timeout.js';
 
 const timings = { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
 

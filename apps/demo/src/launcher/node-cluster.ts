@@ -108,18 +108,3 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
   child.kill('SIGTERM');
   await exited;
 }
-
-/** Kills a container as the runtime would on an OOM kill (`ctr task kill -s SIGKILL`). */
-export async function killContainer(cluster: NodeCluster, containerId: string): Promise<void> {
-  await run('ctr', [
-    '--address',
-    cluster.containerdAddress,
-    '-n',
-    'k8s.io',
-    'task',
-    'kill',
-    '-s',
-    'SIGKILL',
-    containerId,
-  ]);
-}

@@ -188,11 +188,15 @@ export class ReplicaFleet {
         description: `leader-work from ${acquired.event.identity}`,
       },
     );
-    const exit = await withTimeout(
+    const exitTimeout = new AbortController();
+    const exit = await Promise.race([
       from.exited,
-      remainingMs,
-      `${from.identity} to exit after ${signal}`,
-    );
+      sleep(remainingMs, undefined, { signal: exitTimeout.signal }).then(() => {
+        throw new Error(
+          `timed out after ${remainingMs} ms waiting for ${from.identity} to exit after ${signal}`,
+        );
+      }),
+    ]).finally(() => exitTimeout.abort());
     return {
       signal,
       from: from.identity,
@@ -226,25 +230,5 @@ export class ReplicaFleet {
   /** SIGKILLs every process still running: for `after` hooks and emergency exits. */
   kill(): void {
     for (const replica of this.history) replica.kill('SIGKILL');
-  }
-}
-
-/** `promise`, or a rejection after `timeoutMs`. */
-export async function withTimeout<T>(
-  promise: Promise<T>,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)),
-      timeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
