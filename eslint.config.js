@@ -87,4 +87,37 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The demo stays a demo: tests and benchmarks import from it only what is the demo — its
+    // contracts (demo-events, demo.constants, leadership-overlaps, health), running it
+    // (replica-process, replica-fleet, metrics-scrape, demo-cli's legend, demo-manifests), and
+    // the starters the demo runs itself (control-plane-process, node-cluster, kube-access). The
+    // launcher's own parts (lock-setup, status-board, run-report, chaos-rounds, stop-signals,
+    // demo-say, cluster-demo, raw-yaml) are not for tests; test helpers live in test/support.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@nest-leader/demo/launcher/*',
+                '!@nest-leader/demo/launcher/replica-process',
+                '!@nest-leader/demo/launcher/replica-fleet',
+                '!@nest-leader/demo/launcher/metrics-scrape',
+                '!@nest-leader/demo/launcher/demo-cli',
+                '!@nest-leader/demo/launcher/demo-manifests',
+                '!@nest-leader/demo/launcher/control-plane-process',
+                '!@nest-leader/demo/launcher/node-cluster',
+                '!@nest-leader/demo/launcher/kube-access',
+              ],
+              message:
+                'Tests import only what is the demo (see eslint.config.js); put test helpers in test/support.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );
