@@ -34,6 +34,7 @@ import {
   writeHandoff,
 } from './leadership-handoff.js';
 import { handoffMessages } from './leadership-handoff.messages.js';
+import { type ScheduleLedgerStamp, scheduleLedgerStamp } from './schedule-ledger.stamp.js';
 
 /** How many times `release` re-reads after a conflict before giving up. */
 const MAX_RELEASE_ATTEMPTS = 3;
@@ -88,6 +89,8 @@ export class LeaderElector {
   private readonly following: LockWatchSession;
   /** The last record seen and when it last changed (client-go's observedRecord/observedTime). */
   private readonly observed: ObservedRecord;
+  /** A record as this elector writes it: with the `scheduleLedger` option's text. */
+  private readonly withScheduleLedger: ScheduleLedgerStamp;
   private current: LeaderTermLifetime | undefined;
   /** `<holder> <transitions>` of the last holder we said we wait for (unprovable liveness). */
   private waitReported: string | undefined;
@@ -123,6 +126,11 @@ export class LeaderElector {
         this.notifier.lockRequest(operation, outcome, durationMs),
     });
     this.observed = new ObservedRecord(this.clock, this.config.leaseDurationMs);
+    this.withScheduleLedger = scheduleLedgerStamp(
+      this.config.scheduleLedger,
+      this.logger,
+      this.lock.description,
+    );
     const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
     this.following = new LockWatchSession(watchable, this.clock, this.logger, {
       onRecord: (current) => {
@@ -561,23 +569,6 @@ export class LeaderElector {
           leaseTransitions: this.nextTransitions(record.leaseTransitions),
         };
     return this.write('update', this.withScheduleLedger(next), current.version, signal, active);
-  }
-
-  /**
-   * `record` with the ledger text from the `scheduleLedger` option (see
-   * {@link LeaderElectorOptions.scheduleLedger}); unchanged without one, or when it throws.
-   */
-  private withScheduleLedger(record: LeaseRecord): LeaseRecord {
-    const writer = this.config.scheduleLedger;
-    if (writer === undefined) return record;
-    let text: string | undefined;
-    try {
-      text = writer(record.scheduleLedger, record.leaseTransitions);
-    } catch (error) {
-      this.logger.warn(electionMessages.scheduleLedgerFailed(this.lock.description, error));
-      return record;
-    }
-    return text === undefined ? record : { ...record, scheduleLedger: text };
   }
 
   /**

@@ -1,0 +1,36 @@
+/**
+ * The schedule-ledger hook of the elector: stamps every record it writes (acquisition,
+ * renewal, release, handoff) with the ledger text of the `scheduleLedger` option. Framework-free.
+ */
+
+import type { LeaseRecord } from '../locks/resource-lock.js';
+import { electionMessages } from './election.messages.js';
+import type { ElectionLogger, ScheduleLedgerWriter } from './leader-elector.options.js';
+
+/** A record as the elector writes it: with the ledger text the writer returns. */
+export type ScheduleLedgerStamp = (record: LeaseRecord) => LeaseRecord;
+
+/**
+ * The stamp for `writer` (see `LeaderElectorOptions.scheduleLedger`): `record` with the text
+ * the writer returns for the stored text and the record's `leaseTransitions`; unchanged
+ * without a writer, when it returns `undefined`, or when it throws (logged as a warning).
+ * @param lock - the lock's description, for the log line
+ * @internal
+ */
+export function scheduleLedgerStamp(
+  writer: ScheduleLedgerWriter | undefined,
+  logger: ElectionLogger,
+  lock: string,
+): ScheduleLedgerStamp {
+  return (record) => {
+    if (writer === undefined) return record;
+    let text: string | undefined;
+    try {
+      text = writer(record.scheduleLedger, record.leaseTransitions);
+    } catch (error) {
+      logger.warn(electionMessages.scheduleLedgerFailed(lock, error));
+      return record;
+    }
+    return text === undefined ? record : { ...record, scheduleLedger: text };
+  };
+}
