@@ -31,6 +31,11 @@ export { resolveIdentity } from './core/identity.js';
 // left out of the API reference, no compatibility promise; use LeaderElector.
 export { ElectionNotifier, type ElectionNotifierOptions } from './core/election-notifier.js';
 export { checkElectionHealth, type ElectionHealthSnapshot } from './core/leader-elector.health.js';
+export {
+  type HolderCheckContext,
+  HolderChecks,
+  type HolderChecksOptions,
+} from './core/holder-checks.js';
 export { LeaderTermLifetime, type LeaderTermLifetimeOptions } from './core/leader-term.js';
 export {
   ACCESS_DENIED_GRACE_MS,

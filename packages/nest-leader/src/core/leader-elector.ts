@@ -17,7 +17,7 @@ import {
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
-import { followerMessages } from './follower.messages.js';
+import { HolderChecks } from './holder-checks.js';
 import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
 import { LeaderTermLifetime } from './leader-term.js';
 import { isNotFound, LockFailureReporter } from './lock-failure.reporter.js';
@@ -92,10 +92,8 @@ export class LeaderElector {
   /** A record as this elector writes it: with the `scheduleLedger` option's text. */
   private readonly withScheduleLedger: ScheduleLedgerStamp;
   private current: LeaderTermLifetime | undefined;
-  /** `<holder> <transitions>` of the last holder we said we wait for (unprovable liveness). */
-  private waitReported: string | undefined;
-  /** Set when another process renewed our Lease under our identity; cleared on acquiring. */
-  private sharedIdentitySuspected = false;
+  /** Namesakes and holders proven gone: whether a Lease held by another must be waited for. */
+  private readonly holders: HolderChecks;
   /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
   private ownTransitions: number | undefined;
   private state: 'new' | 'running' | 'stopping' | 'stopped' | 'lost' | 'failed' = 'new';
@@ -131,6 +129,13 @@ export class LeaderElector {
       this.logger,
       this.lock.description,
     );
+    this.holders = new HolderChecks({
+      identity: this.identity,
+      lock: this.lock.description,
+      logger: this.logger,
+      clock: this.clock,
+      observed: this.observed,
+    });
     const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
     this.following = new LockWatchSession(watchable, this.clock, this.logger, {
       onRecord: (current) => {
@@ -418,7 +423,7 @@ export class LeaderElector {
       onEnded: (reason, durationMs) => this.notifier.termEnded(active.term, reason, durationMs),
     });
     this.current = active;
-    this.sharedIdentitySuspected = false;
+    this.holders.termBegan();
     this.notifier.startedLeading(active.term);
   }
 
@@ -526,28 +531,16 @@ export class LeaderElector {
         return HELD_BY_OTHER;
       }
       if (record.leaseTransitions !== active.term.leaseTransitions) {
-        // Someone else took the Lease under our identity: yield to it, and from now on treat
-        // a Lease naming us as theirs until it expires, rather than fight over it.
-        this.logger.warn(electionMessages.duplicateIdentity(this.lock.description, this.identity));
-        this.sharedIdentitySuspected = true;
+        // Someone else took the Lease under our identity: yield to it.
+        this.holders.sharedIdentityDetected();
         return HELD_BY_OTHER;
       }
     } else {
-      // A Lease naming us that we did not write (a restarted process, or a second process
-      // with our identity) is someone else's until it expires by our observation: taking it
-      // back at once, as client-go does, lets two live namesakes lead together.
-      // A Lease handed to us (transferLeadership) is ours to take at once.
+      // Held by another (a namesake too) and not expired or proven gone: wait. A Lease handed
+      // to us (transferLeadership) is ours to take at once.
       const handedToUs = isHandoffTo(record, this.identity);
-      const ours =
-        handedToUs ||
-        (record.holderIdentity === this.identity &&
-          !this.sharedIdentitySuspected &&
-          record.leaseTransitions === this.ownTransitions);
-      const heldByOther = record.holderIdentity !== '' && !ours;
-      if (heldByOther && !this.observed.expired() && !this.holderProvenGone(current)) {
-        if (record.holderIdentity === this.identity && renewedSinceLastRead) {
-          this.suspectNamesake();
-        }
+      const ownTransitions = this.ownTransitions;
+      if (this.holders.mustWaitFor(current, { handedToUs, ownTransitions, renewedSinceLastRead })) {
         return HELD_BY_OTHER;
       }
       if (handedToUs) {
@@ -569,44 +562,6 @@ export class LeaderElector {
           leaseTransitions: this.nextTransitions(record.leaseTransitions),
         };
     return this.write('update', this.withScheduleLedger(next), current.version, signal, active);
-  }
-
-  /**
-   * True when the lock proves the holder's process gone (a `FileLock` on the holder's host:
-   * see `HolderLiveness`): the record may be taken at once, since no process can renew it any
-   * more. When the lock can check holders but not this one (`unknown`), says once per holder
-   * and term whom it waits for and until when (by this candidate's observation).
-   */
-  private holderProvenGone(current: VersionedLeaseRecord): boolean {
-    const liveness = current.holderLiveness;
-    const { holderIdentity, leaseTransitions } = current.record;
-    if (liveness?.state === 'gone') {
-      this.logger.info(
-        followerMessages.holderGone(this.lock.description, holderIdentity, liveness.proof),
-      );
-      return true;
-    }
-    const key = `${holderIdentity} ${leaseTransitions}`;
-    if (liveness?.state === 'unknown' && this.waitReported !== key) {
-      this.waitReported = key;
-      const until = new Date(this.clock.wallNow().getTime() + this.observed.msUntilExpiry());
-      this.logger.info(
-        followerMessages.waitingForHolder(
-          this.lock.description,
-          holderIdentity,
-          until,
-          liveness.reason,
-        ),
-      );
-    }
-    return false;
-  }
-
-  /** Another live process writes the Lease under our identity: warn once, and keep off it. */
-  private suspectNamesake(): void {
-    if (this.sharedIdentitySuspected) return;
-    this.sharedIdentitySuspected = true;
-    this.logger.warn(electionMessages.namesakeHolds(this.lock.description, this.identity));
   }
 
   /**
