@@ -38,6 +38,11 @@ export {
 } from './core/holder-checks.js';
 export { LeaderTermLifetime, type LeaderTermLifetimeOptions } from './core/leader-term.js';
 export {
+  type HandoffSessionConfig,
+  type HandoffSessionHost,
+  LeadershipHandoffSession,
+} from './core/leadership-handoff.session.js';
+export {
   ACCESS_DENIED_GRACE_MS,
   isNotFound,
   LockFailureReporter,

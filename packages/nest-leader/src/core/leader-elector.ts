@@ -3,7 +3,7 @@
  * `renew` → `release`, `tryAcquireOrRenew`), reading top to bottom. Framework-free.
  */
 
-import { LeaderElectionError, LeadershipTransferError, LockConflictError } from '../errors.js';
+import { LeaderElectionError, LockConflictError } from '../errors.js';
 import { electionMessages } from './election.messages.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
 import { type Clock, timeoutSignal } from './clock.js';
@@ -25,15 +25,8 @@ import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch-session.js';
 import { ObservedRecord, validTransitions } from './observed-record.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';
-import {
-  handoffLeaseDurationSeconds,
-  isHandoffTo,
-  type TransferLeadershipOptions,
-  validateHandoffTarget,
-  withoutHandoff,
-  writeHandoff,
-} from './leadership-handoff.js';
-import { handoffMessages } from './leadership-handoff.messages.js';
+import { type TransferLeadershipOptions, withoutHandoff } from './leadership-handoff.js';
+import { LeadershipHandoffSession } from './leadership-handoff.session.js';
 import { type ScheduleLedgerStamp, scheduleLedgerStamp } from './schedule-ledger.stamp.js';
 
 /** How many times `release` re-reads after a conflict before giving up. */
@@ -101,8 +94,8 @@ export class LeaderElector {
   private runController: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
-  /** A transfer under way: the run loop waits for its write before campaigning again. */
-  private handingOff: Promise<void> | undefined;
+  /** Targeted handoffs: a transfer under way, and recognising a Lease handed to us. */
+  private readonly handoffs: LeadershipHandoffSession;
 
   /**
    * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
@@ -136,12 +129,22 @@ export class LeaderElector {
       clock: this.clock,
       observed: this.observed,
     });
+    this.handoffs = new LeadershipHandoffSession(this.config, {
+      lock: this.lock.description,
+      get: (signal) => this.requests.get(signal),
+      update: (record, version, signal) => this.requests.update(record, version, signal),
+      observe: (current) => this.observe(current),
+      now: () => this.clock.wallNow(),
+      nextTransitions: (value) => this.nextTransitions(value),
+      finish: this.withScheduleLedger,
+      endTerm: () => this.endTerm(),
+    });
     const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
     this.following = new LockWatchSession(watchable, this.clock, this.logger, {
       onRecord: (current) => {
         if (current) this.observe(current);
       },
-      wakes: (current) => isHandoffTo(current.record, this.identity),
+      wakes: (current) => this.handoffs.handedToUs(current.record),
     });
   }
 
@@ -281,51 +284,10 @@ export class LeaderElector {
    *   with a new term as usual.
    */
   transferLeadership(to: string, options: TransferLeadershipOptions = {}): Promise<void> {
-    validateHandoffTarget(to, this.identity);
-    const leaseDurationSeconds = handoffLeaseDurationSeconds(options, this.config.leaseDurationMs);
-    const active = this.current;
-    if (!active || !this.isLeader() || this.handingOff || this.state !== 'running') {
-      throw new LeadershipTransferError('not-leader', this.lock.description, to);
-    }
-    const done = this.handOff(active, to, leaseDurationSeconds);
-    this.handingOff = done.then(
-      () => undefined,
-      () => undefined,
-    );
-    return done.finally(() => (this.handingOff = undefined));
-  }
-
-  private async handOff(
-    active: LeaderTermLifetime,
-    to: string,
-    leaseDurationSeconds: number,
-  ): Promise<void> {
-    active.end('handed-off');
-    await this.endTerm();
-    // Stop renewing before writing: the handoff is the last write of this term.
-    active.lose('handed-off');
-    const request = { holder: this.identity, leaseTransitions: active.term.leaseTransitions, to };
-    const { signal, dispose } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
-    try {
-      await writeHandoff(
-        {
-          lock: this.lock.description,
-          get: (s) => this.requests.get(s),
-          update: (record, version, s) => this.requests.update(record, version, s),
-          observe: (current) => this.observe(current),
-          now: () => this.clock.wallNow(),
-          nextTransitions: (value) => this.nextTransitions(value),
-          finish: (record) => this.withScheduleLedger(record),
-        },
-        { ...request, leaseDurationSeconds },
-        signal,
-      );
-    } finally {
-      dispose();
-    }
-    this.logger.info(
-      handoffMessages.handedOff(this.identity, this.lock.description, to, leaseDurationSeconds),
-    );
+    return this.handoffs.transfer(to, options, () => {
+      const active = this.current;
+      return active && this.isLeader() && this.state === 'running' ? active : undefined;
+    });
   }
 
   // --- Run: acquire, renew until the term ends, then campaign again or stop ----------------
@@ -337,7 +299,7 @@ export class LeaderElector {
       const term = this.current!;
       await this.renew(signal);
       await this.endTerm();
-      await this.handingOff;
+      await this.handoffs.settled;
       if (signal.aborted) return;
       if (this.config.onLost === 'stop' && term.endReason !== 'handed-off') {
         this.state = 'lost';
@@ -536,17 +498,12 @@ export class LeaderElector {
         return HELD_BY_OTHER;
       }
     } else {
-      // Held by another (a namesake too) and not expired or proven gone: wait. A Lease handed
-      // to us (transferLeadership) is ours to take at once.
-      const handedToUs = isHandoffTo(record, this.identity);
+      // A Lease handed to us (transferLeadership) is ours to take at once; one held by
+      // another (a namesake too), not expired nor proven gone, is waited for.
+      const handedToUs = this.handoffs.accepts(record);
       const ownTransitions = this.ownTransitions;
       if (this.holders.mustWaitFor(current, { handedToUs, ownTransitions, renewedSinceLastRead })) {
         return HELD_BY_OTHER;
-      }
-      if (handedToUs) {
-        this.logger.info(
-          handoffMessages.accepting(this.identity, this.lock.description, record.leaseTransitions),
-        );
       }
     }
 

@@ -1,0 +1,117 @@
+/**
+ * One elector's side of targeted handoffs: as leader, the transfer (end the term and drain it,
+ * stop renewing, write the handoff); as candidate, the recognition of a Lease handed to it.
+ * The handoff record and its marker are in `leadership-handoff.ts`. Framework-free.
+ */
+
+import { LeadershipTransferError } from '../errors.js';
+import type { LeaseRecord } from '../locks/resource-lock.js';
+import { timeoutSignal } from './clock.js';
+import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
+import type { LeaderTermLifetime } from './leader-term.js';
+import {
+  handoffLeaseDurationSeconds,
+  type HandoffWriter,
+  isHandoffTo,
+  type TransferLeadershipOptions,
+  validateHandoffTarget,
+  writeHandoff,
+} from './leadership-handoff.js';
+import { handoffMessages } from './leadership-handoff.messages.js';
+
+/** The elector's settings a handoff session uses. @internal */
+export type HandoffSessionConfig = Pick<
+  ResolvedLeaderElectorOptions,
+  'identity' | 'clock' | 'logger' | 'leaseDurationMs' | 'renewDeadlineMs'
+>;
+
+/** What a handoff session needs of the elector besides its settings. @internal */
+export interface HandoffSessionHost extends HandoffWriter {
+  /** Ends the current term, if any, and awaits its drain (`onStoppedLeading`). */
+  endTerm(): Promise<void>;
+}
+
+/**
+ * The targeted handoffs of one elector (see `LeaderElector.transferLeadership`).
+ * @internal
+ */
+export class LeadershipHandoffSession {
+  private underWay: Promise<void> | undefined;
+
+  constructor(
+    private readonly config: HandoffSessionConfig,
+    private readonly host: HandoffSessionHost,
+  ) {}
+
+  /**
+   * The transfer under way, settling (never rejecting) once its write is answered, or
+   * `undefined` when none: the run loop awaits it before campaigning again.
+   */
+  get settled(): Promise<void> | undefined {
+    return this.underWay;
+  }
+
+  /**
+   * Starts handing the term `leading()` returns to `to`; see `LeaderElector.transferLeadership`
+   * for what is written and the errors.
+   * @param leading - the live term of a running elector, or `undefined`; asked only once the
+   *   arguments are valid
+   * @throws InvalidLeaderElectionOptionError (synchronously) for a bad `to` or bound.
+   * @throws LeadershipTransferError `not-leader` (synchronously) without a live term or with a
+   *   transfer under way.
+   */
+  transfer(
+    to: string,
+    options: TransferLeadershipOptions,
+    leading: () => LeaderTermLifetime | undefined,
+  ): Promise<void> {
+    validateHandoffTarget(to, this.config.identity);
+    const leaseDurationSeconds = handoffLeaseDurationSeconds(options, this.config.leaseDurationMs);
+    const active = leading();
+    if (!active || this.underWay) {
+      throw new LeadershipTransferError('not-leader', this.host.lock, to);
+    }
+    const done = this.handOff(active, to, leaseDurationSeconds);
+    this.underWay = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done.finally(() => (this.underWay = undefined));
+  }
+
+  /** True when `record` is a live handoff to this candidate (see `isHandoffTo`). */
+  handedToUs(record: LeaseRecord): boolean {
+    return isHandoffTo(record, this.config.identity);
+  }
+
+  /**
+   * True when `record`, read by a candidate, was handed to it: it is this candidate's to take
+   * at once, whoever else would wait for it (logged).
+   */
+  accepts(record: LeaseRecord): boolean {
+    if (!this.handedToUs(record)) return false;
+    const { identity, logger } = this.config;
+    logger.info(handoffMessages.accepting(identity, this.host.lock, record.leaseTransitions));
+    return true;
+  }
+
+  private async handOff(
+    active: LeaderTermLifetime,
+    to: string,
+    leaseDurationSeconds: number,
+  ): Promise<void> {
+    const { identity, clock, logger, renewDeadlineMs } = this.config;
+    active.end('handed-off');
+    await this.host.endTerm();
+    // Stop renewing before writing: the handoff is the last write of this term.
+    active.lose('handed-off');
+    const request = { holder: identity, leaseTransitions: active.term.leaseTransitions, to };
+    const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
+    try {
+      await writeHandoff(this.host, { ...request, leaseDurationSeconds }, signal);
+    } finally {
+      dispose();
+    }
+    logger.info(handoffMessages.handedOff(identity, this.host.lock, to, leaseDurationSeconds));
+  }
+}
