@@ -34,7 +34,7 @@ export { checkElectionHealth, type ElectionHealthSnapshot } from './core/leader-
 export {
   type HolderCheckContext,
   HolderChecks,
-  type HolderChecksOptions,
+  type HolderChecksConfig,
 } from './core/holder-checks.js';
 export { LeaderTermLifetime, type LeaderTermLifetimeOptions } from './core/leader-term.js';
 export {

@@ -6,24 +6,16 @@
  */
 
 import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import type { Clock } from './clock.js';
 import { electionMessages } from './election.messages.js';
 import { followerMessages } from './follower.messages.js';
-import type { ElectionLogger } from './leader-elector.options.js';
+import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 import type { ObservedRecord } from './observed-record.js';
 
-/** What {@link HolderChecks} needs of the elector. @internal */
-export interface HolderChecksOptions {
-  /** This candidate's identity. */
-  identity: string;
-  /** The lock's description, for log lines. */
-  lock: string;
-  logger: ElectionLogger;
-  /** The wall clock, to say until when a holder is waited for. */
-  clock: Clock;
-  /** The elector's last sighting of the record, read after it observed `current`. */
-  observed: ObservedRecord;
-}
+/** The elector's settings the holder checks use (the clock: to say until when). @internal */
+export type HolderChecksConfig = Pick<
+  ResolvedLeaderElectorOptions,
+  'identity' | 'lock' | 'clock' | 'logger'
+>;
 
 /** What the elector knows of a record besides the record itself. @internal */
 export interface HolderCheckContext {
@@ -46,7 +38,14 @@ export class HolderChecks {
   /** `<holder> <transitions>` of the last holder we said we wait for (unprovable liveness). */
   private waitReported: string | undefined;
 
-  constructor(private readonly options: HolderChecksOptions) {}
+  /**
+   * @param observed - the elector's last sighting of the record, read after it observed
+   *   the record it asks about
+   */
+  constructor(
+    private readonly config: HolderChecksConfig,
+    private readonly observed: ObservedRecord,
+  ) {}
 
   /**
    * True when a candidate that does not lead must wait for the holder of `current` (already
@@ -60,8 +59,8 @@ export class HolderChecks {
     const { record } = current;
     const ours = context.handedToUs || this.writtenByUs(record, context.ownTransitions);
     const heldByOther = record.holderIdentity !== '' && !ours;
-    if (!heldByOther || this.options.observed.expired() || this.provenGone(current)) return false;
-    if (record.holderIdentity === this.options.identity && context.renewedSinceLastRead) {
+    if (!heldByOther || this.observed.expired() || this.provenGone(current)) return false;
+    if (record.holderIdentity === this.config.identity && context.renewedSinceLastRead) {
       this.suspectNamesake();
     }
     return true;
@@ -73,8 +72,8 @@ export class HolderChecks {
    * rather than fight over it.
    */
   sharedIdentityDetected(): void {
-    const { logger, lock, identity } = this.options;
-    logger.warn(electionMessages.duplicateIdentity(lock, identity));
+    const { logger, lock, identity } = this.config;
+    logger.warn(electionMessages.duplicateIdentity(lock.description, identity));
     this.sharedIdentitySuspected = true;
   }
 
@@ -85,7 +84,7 @@ export class HolderChecks {
 
   private writtenByUs(record: LeaseRecord, ownTransitions: number | undefined): boolean {
     return (
-      record.holderIdentity === this.options.identity &&
+      record.holderIdentity === this.config.identity &&
       !this.sharedIdentitySuspected &&
       record.leaseTransitions === ownTransitions
     );
@@ -98,7 +97,8 @@ export class HolderChecks {
    * candidate's observation).
    */
   private provenGone(current: VersionedLeaseRecord): boolean {
-    const { logger, lock, clock, observed } = this.options;
+    const { logger, clock } = this.config;
+    const lock = this.config.lock.description;
     const liveness = current.holderLiveness;
     const { holderIdentity, leaseTransitions } = current.record;
     if (liveness?.state === 'gone') {
@@ -108,7 +108,7 @@ export class HolderChecks {
     const key = `${holderIdentity} ${leaseTransitions}`;
     if (liveness?.state === 'unknown' && this.waitReported !== key) {
       this.waitReported = key;
-      const until = new Date(clock.wallNow().getTime() + observed.msUntilExpiry());
+      const until = new Date(clock.wallNow().getTime() + this.observed.msUntilExpiry());
       logger.info(followerMessages.waitingForHolder(lock, holderIdentity, until, liveness.reason));
     }
     return false;
@@ -118,8 +118,7 @@ export class HolderChecks {
   private suspectNamesake(): void {
     if (this.sharedIdentitySuspected) return;
     this.sharedIdentitySuspected = true;
-    this.options.logger.warn(
-      electionMessages.namesakeHolds(this.options.lock, this.options.identity),
-    );
+    const { logger, lock, identity } = this.config;
+    logger.warn(electionMessages.namesakeHolds(lock.description, identity));
   }
 }

@@ -117,18 +117,8 @@ export class LeaderElector {
         this.notifier.lockRequest(operation, outcome, durationMs),
     });
     this.observed = new ObservedRecord(this.clock, this.config.leaseDurationMs);
-    this.withScheduleLedger = scheduleLedgerStamp(
-      this.config.scheduleLedger,
-      this.logger,
-      this.lock.description,
-    );
-    this.holders = new HolderChecks({
-      identity: this.identity,
-      lock: this.lock.description,
-      logger: this.logger,
-      clock: this.clock,
-      observed: this.observed,
-    });
+    this.withScheduleLedger = scheduleLedgerStamp(this.config);
+    this.holders = new HolderChecks(this.config, this.observed);
     this.handoffs = new LeadershipHandoffSession(this.config, {
       lock: this.lock.description,
       get: (signal) => this.requests.get(signal),

@@ -5,30 +5,29 @@
 
 import type { LeaseRecord } from '../locks/resource-lock.js';
 import { electionMessages } from './election.messages.js';
-import type { ElectionLogger, ScheduleLedgerWriter } from './leader-elector.options.js';
+import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 
 /** A record as the elector writes it: with the ledger text the writer returns. */
 export type ScheduleLedgerStamp = (record: LeaseRecord) => LeaseRecord;
 
 /**
- * The stamp for `writer` (see `LeaderElectorOptions.scheduleLedger`): `record` with the text
- * the writer returns for the stored text and the record's `leaseTransitions`; unchanged
- * without a writer, when it returns `undefined`, or when it throws (logged as a warning).
- * @param lock - the lock's description, for the log line
+ * The stamp for the `scheduleLedger` writer (see `LeaderElectorOptions.scheduleLedger`):
+ * `record` with the text the writer returns for the stored text and the record's
+ * `leaseTransitions`; unchanged without a writer, when it returns `undefined`, or when it
+ * throws (logged as a warning naming the lock).
  * @internal
  */
 export function scheduleLedgerStamp(
-  writer: ScheduleLedgerWriter | undefined,
-  logger: ElectionLogger,
-  lock: string,
+  config: Pick<ResolvedLeaderElectorOptions, 'scheduleLedger' | 'logger' | 'lock'>,
 ): ScheduleLedgerStamp {
+  const { scheduleLedger: writer, logger, lock } = config;
   return (record) => {
     if (writer === undefined) return record;
     let text: string | undefined;
     try {
       text = writer(record.scheduleLedger, record.leaseTransitions);
     } catch (error) {
-      logger.warn(electionMessages.scheduleLedgerFailed(lock, error));
+      logger.warn(electionMessages.scheduleLedgerFailed(lock.description, error));
       return record;
     }
     return text === undefined ? record : { ...record, scheduleLedger: text };

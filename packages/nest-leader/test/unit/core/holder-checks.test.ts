@@ -7,7 +7,7 @@ import {
   type LeaseRecord,
   ObservedRecord,
 } from 'nest-leader';
-import { ManualClock, RecordingLogger } from 'nest-leader/testing';
+import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 
 const LEASE_DURATION_MS = 15_000;
 const NOT_HANDED: HolderCheckContext = {
@@ -20,13 +20,8 @@ function checks() {
   const clock = new ManualClock();
   const logger = new RecordingLogger();
   const observed = new ObservedRecord(clock, LEASE_DURATION_MS);
-  const holders = new HolderChecks({
-    identity: 'a',
-    lock: 'Lease default/test',
-    logger,
-    clock,
-    observed,
-  });
+  const lock = new MemoryLock({ name: 'test' });
+  const holders = new HolderChecks({ identity: 'a', lock, logger, clock }, observed);
   /** Observes the record as the elector does before asking, then asks. */
   const mustWaitFor = (
     record: LeaseRecord,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type LeaseRecord, scheduleLedgerStamp } from 'nest-leader';
-import { RecordingLogger } from 'nest-leader/testing';
+import { MemoryLock, RecordingLogger } from 'nest-leader/testing';
 
-const LOCK = 'Lease default/test';
+const lock = new MemoryLock({ name: 'test' });
 
 const record: LeaseRecord = {
   holderIdentity: 'a',
@@ -14,21 +14,25 @@ const record: LeaseRecord = {
 
 describe('scheduleLedgerStamp', () => {
   test('without a writer the record is returned as it is', () => {
-    const stamp = scheduleLedgerStamp(undefined, new RecordingLogger(), LOCK);
+    const stamp = scheduleLedgerStamp({
+      scheduleLedger: undefined,
+      logger: new RecordingLogger(),
+      lock,
+    });
 
     assert.equal(stamp(record), record);
   });
 
   test("the writer is given the stored text and the record's leaseTransitions; its text is written", () => {
     const calls: [string | undefined, number][] = [];
-    const stamp = scheduleLedgerStamp(
-      (stored, leaseTransitions) => {
+    const stamp = scheduleLedgerStamp({
+      scheduleLedger: (stored, leaseTransitions) => {
         calls.push([stored, leaseTransitions]);
         return 'new';
       },
-      new RecordingLogger(),
-      LOCK,
-    );
+      logger: new RecordingLogger(),
+      lock,
+    });
 
     const stamped = stamp(record);
 
@@ -38,24 +42,28 @@ describe('scheduleLedgerStamp', () => {
   });
 
   test('a writer that answers undefined keeps the stored text', () => {
-    const stamp = scheduleLedgerStamp(() => undefined, new RecordingLogger(), LOCK);
+    const stamp = scheduleLedgerStamp({
+      scheduleLedger: () => undefined,
+      logger: new RecordingLogger(),
+      lock,
+    });
 
     assert.equal(stamp(record), record);
   });
 
   test('a writer that throws keeps the stored text, with a warning naming the lock', () => {
     const logger = new RecordingLogger();
-    const stamp = scheduleLedgerStamp(
-      () => {
+    const stamp = scheduleLedgerStamp({
+      scheduleLedger: () => {
         throw new Error('boom');
       },
       logger,
-      LOCK,
-    );
+      lock,
+    });
 
     assert.equal(stamp(record), record);
     assert.equal(logger.lines.length, 1);
     assert.equal(logger.lines[0]!.level, 'warn');
-    assert.match(logger.lines[0]!.message, /Lease default\/test.*boom/);
+    assert.match(logger.lines[0]!.message, /MemoryLock test.*boom/);
   });
 });
