@@ -55,7 +55,7 @@ export {
   sameElectionRecord,
   validTransitions,
 } from './core/observed-record.js';
-export { type ScheduleLedgerStamp, scheduleLedgerStamp } from './core/schedule-ledger.stamp.js';
+export { scheduleLedgerStamp } from './core/schedule-ledger.stamp.js';
 // Core: locks
 export type {
   HolderLiveness,

@@ -7,7 +7,7 @@ import type { LeaseRecord } from '../locks/resource-lock.js';
 import { electionMessages } from './election.messages.js';
 import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 
-/** A record as the elector writes it: with the ledger text the writer returns. */
+/** A record as the elector writes it: with the ledger text the writer returns. @internal */
 export type ScheduleLedgerStamp = (record: LeaseRecord) => LeaseRecord;
 
 /**
