@@ -12,7 +12,6 @@ import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   V1Deployment,
   V1EndpointSliceList,
@@ -26,9 +25,9 @@ import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/n
 import { killContainer } from '../support/containerd.js';
 import { repoRoot } from '../support/control-plane.js';
 import { PodLogCollector } from '../support/pod-log-collector.js';
+import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 
 const ns = 'nest-leader-demo';
-const lease = 'nest-leader-demo';
 const selector = 'app.kubernetes.io/name=nest-leader-demo';
 const leaseDurationMs = 15_000;
 const retryPeriodMs = 2_000;
@@ -38,48 +37,9 @@ const gracefulBoundMs = 1.2 * retryPeriodMs + 3_000;
 const crashBoundMs = leaseDurationMs + 2.2 * retryPeriodMs + 3_000;
 const resultsDir = join(repoRoot, 'test/dist/cluster-results');
 
-interface PodView {
-  name: string;
-  ip: string | undefined;
-  ready: boolean;
-  restarts: number;
-  containerId: string | undefined;
-  role: string | undefined;
-  terminating: boolean;
-}
-
 let cluster: NodeCluster;
+let demo: DemoDeployment;
 let logs: PodLogCollector;
-
-async function pods(): Promise<PodView[]> {
-  const list = await cluster.getJson<V1PodList>('get', 'pods', '-n', ns, '-l', selector);
-  return list.items.map((pod) => {
-    const status = pod.status?.containerStatuses?.find((s) => s.name === 'demo');
-    return {
-      name: pod.metadata!.name!,
-      ip: pod.status?.podIP,
-      ready:
-        pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
-      restarts: status?.restartCount ?? 0,
-      containerId: status?.containerID?.replace(/^containerd:\/\//, ''),
-      role: pod.metadata!.labels?.['nest-leader/role'],
-      terminating: Boolean(pod.metadata!.deletionTimestamp),
-    };
-  });
-}
-
-async function leaseSpec(): Promise<{
-  holderIdentity: string;
-  leaseTransitions: number;
-  renewTime: string;
-}> {
-  const spec = (await cluster.getJson<V1Lease>('get', 'lease', lease, '-n', ns)).spec ?? {};
-  return {
-    holderIdentity: spec.holderIdentity ?? '',
-    leaseTransitions: spec.leaseTransitions ?? 0,
-    renewTime: String(spec.renewTime ?? ''),
-  };
-}
 
 async function readyEndpointIps(): Promise<string[]> {
   const slices = await cluster.getJson<V1EndpointSliceList>(
@@ -118,8 +78,8 @@ let routing = 'readiness' as 'readiness' | 'label';
 async function assertLabelRouting(timeoutMs: number): Promise<PodView> {
   return eventually(
     async () => {
-      const { holderIdentity } = await leaseSpec();
-      const live = (await pods()).filter((p) => !p.terminating);
+      const { holderIdentity } = await demo.leaseSpec();
+      const live = (await demo.pods()).filter((p) => !p.terminating);
       const leader = live.find((p) => p.name === holderIdentity);
       assert.ok(leader, `the holder ${JSON.stringify(holderIdentity)} is a live pod`);
       assert.ok(
@@ -140,8 +100,8 @@ async function assertLabelRouting(timeoutMs: number): Promise<PodView> {
 async function assertReadinessRouting(timeoutMs: number): Promise<PodView> {
   return eventually(
     async () => {
-      const { holderIdentity } = await leaseSpec();
-      const live = (await pods()).filter((p) => !p.terminating);
+      const { holderIdentity } = await demo.leaseSpec();
+      const live = (await demo.pods()).filter((p) => !p.terminating);
       const leader = live.find((p) => p.name === holderIdentity);
       assert.ok(
         leader,
@@ -166,41 +126,6 @@ async function assertReadinessRouting(timeoutMs: number): Promise<PodView> {
   );
 }
 
-/** Samples the Lease every 100 ms until `done` says stop; returns holder changes and gaps. */
-async function watchLease(until: () => Promise<boolean>, timeoutMs: number) {
-  const started = performance.now();
-  let last = await leaseSpec();
-  const holders = [last.holderIdentity];
-  const firstTransitions = last.leaseTransitions;
-  let leaderlessMs = 0;
-  let leaderlessSince: number | undefined;
-  const livePods = async () =>
-    new Set((await pods()).filter((p) => !p.terminating).map((p) => p.name));
-  while (performance.now() - started < timeoutMs) {
-    const now = performance.now();
-    const spec = await leaseSpec();
-    const live = await livePods();
-    // Leaderless: released (empty holder) or held by a pod that is gone or going.
-    const leaderless = spec.holderIdentity === '' || !live.has(spec.holderIdentity);
-    if (leaderless && leaderlessSince === undefined) leaderlessSince = now;
-    if (!leaderless && leaderlessSince !== undefined) {
-      leaderlessMs += now - leaderlessSince;
-      leaderlessSince = undefined;
-    }
-    if (spec.holderIdentity !== '' && spec.holderIdentity !== holders.at(-1))
-      holders.push(spec.holderIdentity);
-    last = spec;
-    if (!leaderless && (await until())) break;
-    await sleep(100);
-  }
-  return {
-    holders,
-    transitions: last.leaseTransitions - firstTransitions,
-    leaderlessMs: Math.round(leaderlessMs),
-    elapsedMs: Math.round(performance.now() - started),
-  };
-}
-
 /** Waits until the Lease names a live pod other than `previous`; returns the time it took. */
 async function waitForNewLeader(
   previous: string,
@@ -209,8 +134,8 @@ async function waitForNewLeader(
 ): Promise<{ leader: string; ms: number }> {
   return eventually(
     async () => {
-      const { holderIdentity } = await leaseSpec();
-      const live = (await pods()).filter((p) => !p.terminating).map((p) => p.name);
+      const { holderIdentity } = await demo.leaseSpec();
+      const live = (await demo.pods()).filter((p) => !p.terminating).map((p) => p.name);
       assert.ok(
         holderIdentity !== previous && live.includes(holderIdentity),
         `new leader, not ${previous}`,
@@ -237,29 +162,18 @@ function assertNoOverlappingWork(): void {
   assert.deepEqual(violations, [], 'no two pods worked one term, no terms overlapped');
 }
 
-async function rolloutDone(): Promise<boolean> {
-  const d = await cluster.getJson<V1Deployment>('get', 'deployment', ns, '-n', ns);
-  const s = d.status ?? {};
-  const replicas = d.spec!.replicas;
-  return (
-    (s.observedGeneration ?? 0) >= (d.metadata!.generation ?? 0) &&
-    s.updatedReplicas === replicas &&
-    s.replicas === replicas &&
-    (await pods()).filter((p) => !p.terminating).length === replicas
-  );
-}
-
 describe(
   'the demo in real pods on a real node (apps/demo/deploy, verbatim)',
   { timeout: 30 * 60_000 },
   () => {
     before(async () => {
       cluster = await startNodeCluster();
+      demo = new DemoDeployment(cluster, ns, selector, 'demo');
       await cluster.kubectl('apply', '-k', join(repoRoot, 'apps/demo/deploy'));
       logs = new PodLogCollector(cluster, ns, selector, 'demo');
       await eventually(
         async () => {
-          const live = await pods();
+          const live = await demo.pods();
           assert.equal(live.filter((p) => !p.terminating && p.containerId).length, 3);
         },
         { timeoutMs: 180_000, intervalMs: 500 },
@@ -348,7 +262,7 @@ describe(
       assert.ok(ms <= crashBoundMs, `failover took ${ms} ms (bound ${crashBoundMs} ms)`);
       const restarted = await eventually(
         async () => {
-          const pod = (await pods()).find((p) => p.name === before.name);
+          const pod = (await demo.pods()).find((p) => p.name === before.name);
           assert.ok(
             pod && pod.restarts === before.restarts + 1 && pod.containerId !== before.containerId,
             'restarted',
@@ -376,7 +290,7 @@ describe(
         'only the leader counts as healthy (leader-only readiness)',
       );
       assert.equal(pdb.status!.desiredHealthy, 0);
-      const standby = (await pods()).find((p) => !p.terminating && p.name !== leader.name)!;
+      const standby = (await demo.pods()).find((p) => !p.terminating && p.name !== leader.name)!;
       await evict(standby.name);
       await evict(leader.name);
       const t0 = performance.now();
@@ -391,11 +305,11 @@ describe(
       // The manifests pin LEADER_LOCK=kubernetes (a pod without a token fails loudly); the
       // library's default, 'auto', must find the same in-cluster configuration on its own.
       await cluster.kubectl('set', 'env', `deployment/${ns}`, '-n', ns, 'LEADER_LOCK=auto');
-      await eventually(async () => assert.ok(await rolloutDone()), {
+      await eventually(async () => assert.ok(await demo.rolloutDone()), {
         timeoutMs: 180_000,
         intervalMs: 500,
       });
-      const live = (await pods()).filter((p) => !p.terminating).map((p) => p.name);
+      const live = (await demo.pods()).filter((p) => !p.terminating).map((p) => p.name);
       const leader = await assertRoutedToLeader(60_000);
       assert.ok(live.includes(leader.name), 'a pod of the rollout holds the Lease');
       await eventually(
@@ -408,9 +322,10 @@ describe(
         },
         { timeoutMs: 30_000 },
       );
-      const before = (await leaseSpec()).renewTime;
+      const before = (await demo.leaseSpec()).renewTime;
       await eventually(
-        async () => assert.notEqual((await leaseSpec()).renewTime, before, 'the Lease is renewed'),
+        async () =>
+          assert.notEqual((await demo.leaseSpec()).renewTime, before, 'the Lease is renewed'),
         { timeoutMs: 10_000, intervalMs: 500 },
       );
       assertNoOverlappingWork();
@@ -419,7 +334,7 @@ describe(
     it('a wedged leader (event loop blocked past the liveness budget) is restarted by the liveness probe', async () => {
       // The debug hook is off in the manifests; turning it on is itself a rollout.
       await cluster.kubectl('set', 'env', `deployment/${ns}`, '-n', ns, 'DEMO_DEBUG_HOOKS=1');
-      await eventually(async () => assert.ok(await rolloutDone()), {
+      await eventually(async () => assert.ok(await demo.rolloutDone()), {
         timeoutMs: 180_000,
         intervalMs: 500,
       });
@@ -441,7 +356,7 @@ describe(
       const { leader, ms } = await waitForNewLeader(wedged.name, t0, crashBoundMs + 30_000);
       const restartedAfterMs = await eventually(
         async () => {
-          const pod = (await pods()).find((p) => p.name === wedged.name);
+          const pod = (await demo.pods()).find((p) => p.name === wedged.name);
           assert.ok(
             pod && pod.restarts === wedged.restarts + 1,
             'the kubelet restarted the wedged container',
@@ -464,7 +379,7 @@ describe(
     it('label routing (apps/demo/deploy-label-routing): the Service holds exactly the leader after a handover and a rollout', async () => {
       await cluster.kubectl('apply', '-k', join(repoRoot, 'apps/demo/deploy-label-routing'));
       routing = 'label';
-      await eventually(async () => assert.ok(await rolloutDone()), {
+      await eventually(async () => assert.ok(await demo.rolloutDone()), {
         timeoutMs: 180_000,
         intervalMs: 500,
       });
@@ -547,16 +462,8 @@ describe(
 /** `kubectl rollout restart`, measured: it must complete within progressDeadlineSeconds. */
 async function rolloutRestart(): Promise<void> {
   await assertRoutedToLeader();
-  const deployment = await cluster.getJson<V1Deployment>('get', 'deployment', ns, '-n', ns);
-  const progressDeadlineMs = deployment.spec!.progressDeadlineSeconds! * 1000;
-  const oldPods = new Set((await pods()).map((p) => p.name));
-  await cluster.kubectl('rollout', 'restart', `deployment/${ns}`, '-n', ns);
-  const figures = await watchLease(async () => {
-    const live = (await pods()).filter((p) => !p.terminating);
-    return (
-      (await rolloutDone()) && live.every((p) => !oldPods.has(p.name)) && live.some((p) => p.ready)
-    );
-  }, progressDeadlineMs);
+  const oldPods = new Set((await demo.pods()).map((p) => p.name));
+  const { progressDeadlineMs, ...figures } = await demo.rolloutRestart();
   const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
   record('rollout-restart', { variant, replicas: 3, ...figures });
   assert.ok(figures.elapsedMs < progressDeadlineMs, `rollout took ${figures.elapsedMs} ms`);

@@ -1,0 +1,181 @@
+/**
+ * The demo's Deployment on the node cluster, as the cluster tier and `pnpm bench rollout` see
+ * it: its pods, its Lease, whether a rollout is done, and a rollout measured from the Lease
+ * (holders, leaseTransitions, leaderless time). Reads go through `kubectl … -o json`.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Deployment, V1Lease, V1PodList } from '@kubernetes/client-node';
+import type { NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
+
+/** One pod of the Deployment. */
+export interface PodView {
+  name: string;
+  ip: string | undefined;
+  ready: boolean;
+  restarts: number;
+  /** The app container's ID in containerd (without `containerd://`). */
+  containerId: string | undefined;
+  /** Its `nest-leader/role` label: `leader` or `standby`. */
+  role: string | undefined;
+  /** It has a deletionTimestamp (SIGTERMed, draining). */
+  terminating: boolean;
+}
+
+/** The Lease's spec fields the tier reads. */
+export interface LeaseView {
+  holderIdentity: string;
+  leaseTransitions: number;
+  renewTime: string;
+}
+
+/** What the Lease did from a rollout's start until it was done (see {@link DemoDeployment.watchLease}). */
+export interface LeaseWatchFigures {
+  /** Holders in order, the first being the holder when the watch began. */
+  holders: string[];
+  /** leaseTransitions at the end minus at the start. */
+  transitions: number;
+  /** Time, ms, the Lease was released or held by a pod that is gone or terminating. */
+  leaderlessMs: number;
+  /** The watch's length, ms. */
+  elapsedMs: number;
+}
+
+export class DemoDeployment {
+  /**
+   * @param namespace - the Deployment's namespace; the Deployment, its Service and the Lease
+   *   are all named like it (the demo's manifests)
+   * @param selector - label selector of its pods
+   * @param container - the app container's name
+   */
+  constructor(
+    private readonly cluster: NodeCluster,
+    readonly namespace: string,
+    readonly selector: string,
+    private readonly container: string,
+  ) {}
+
+  async pods(): Promise<PodView[]> {
+    const list = await this.cluster.getJson<V1PodList>(
+      'get',
+      'pods',
+      '-n',
+      this.namespace,
+      '-l',
+      this.selector,
+    );
+    return list.items.map((pod) => {
+      const status = pod.status?.containerStatuses?.find((s) => s.name === this.container);
+      return {
+        name: pod.metadata!.name!,
+        ip: pod.status?.podIP,
+        ready:
+          pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+        restarts: status?.restartCount ?? 0,
+        containerId: status?.containerID?.replace(/^containerd:\/\//, ''),
+        role: pod.metadata!.labels?.['nest-leader/role'],
+        terminating: Boolean(pod.metadata!.deletionTimestamp),
+      };
+    });
+  }
+
+  /** Pods that are not terminating. */
+  async livePods(): Promise<PodView[]> {
+    return (await this.pods()).filter((p) => !p.terminating);
+  }
+
+  async leaseSpec(): Promise<LeaseView> {
+    const spec =
+      (await this.cluster.getJson<V1Lease>('get', 'lease', this.namespace, '-n', this.namespace))
+        .spec ?? {};
+    return {
+      holderIdentity: spec.holderIdentity ?? '',
+      leaseTransitions: spec.leaseTransitions ?? 0,
+      renewTime: String(spec.renewTime ?? ''),
+    };
+  }
+
+  async deployment(): Promise<V1Deployment> {
+    return this.cluster.getJson<V1Deployment>(
+      'get',
+      'deployment',
+      this.namespace,
+      '-n',
+      this.namespace,
+    );
+  }
+
+  /** The Deployment's controller caught up: every replica updated and no pod terminating. */
+  async rolloutDone(): Promise<boolean> {
+    const d = await this.deployment();
+    const s = d.status ?? {};
+    const replicas = d.spec!.replicas;
+    return (
+      (s.observedGeneration ?? 0) >= (d.metadata!.generation ?? 0) &&
+      s.updatedReplicas === replicas &&
+      s.replicas === replicas &&
+      (await this.livePods()).length === replicas
+    );
+  }
+
+  /**
+   * Samples the Lease and the pods every 100 ms (plus the two kubectl calls' time) until
+   * `until` says stop while a live pod holds the Lease, or `timeoutMs` passed.
+   */
+  async watchLease(until: () => Promise<boolean>, timeoutMs: number): Promise<LeaseWatchFigures> {
+    const started = performance.now();
+    let last = await this.leaseSpec();
+    const holders = [last.holderIdentity];
+    const firstTransitions = last.leaseTransitions;
+    let leaderlessMs = 0;
+    let leaderlessSince: number | undefined;
+    while (performance.now() - started < timeoutMs) {
+      const now = performance.now();
+      const spec = await this.leaseSpec();
+      const live = new Set((await this.livePods()).map((p) => p.name));
+      // Leaderless: released (empty holder) or held by a pod that is gone or going.
+      const leaderless = spec.holderIdentity === '' || !live.has(spec.holderIdentity);
+      if (leaderless && leaderlessSince === undefined) leaderlessSince = now;
+      if (!leaderless && leaderlessSince !== undefined) {
+        leaderlessMs += now - leaderlessSince;
+        leaderlessSince = undefined;
+      }
+      if (spec.holderIdentity !== '' && spec.holderIdentity !== holders.at(-1))
+        holders.push(spec.holderIdentity);
+      last = spec;
+      if (!leaderless && (await until())) break;
+      await sleep(100);
+    }
+    return {
+      holders,
+      transitions: last.leaseTransitions - firstTransitions,
+      leaderlessMs: Math.round(leaderlessMs),
+      elapsedMs: Math.round(performance.now() - started),
+    };
+  }
+
+  /**
+   * `kubectl rollout restart`, watched until every old pod is gone, the rollout is done and a
+   * live pod is Ready and holds the Lease (or progressDeadlineSeconds passed: compare
+   * `elapsedMs` with `progressDeadlineMs`).
+   */
+  async rolloutRestart(): Promise<LeaseWatchFigures & { progressDeadlineMs: number }> {
+    const progressDeadlineMs = (await this.deployment()).spec!.progressDeadlineSeconds! * 1000;
+    const oldPods = new Set((await this.pods()).map((p) => p.name));
+    await this.cluster.kubectl(
+      'rollout',
+      'restart',
+      `deployment/${this.namespace}`,
+      '-n',
+      this.namespace,
+    );
+    const figures = await this.watchLease(async () => {
+      const live = await this.livePods();
+      return (
+        (await this.rolloutDone()) &&
+        live.every((p) => !oldPods.has(p.name)) &&
+        live.some((p) => p.ready)
+      );
+    }, progressDeadlineMs);
+    return { ...figures, progressDeadlineMs };
+  }
+}
