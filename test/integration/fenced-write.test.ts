@@ -4,106 +4,38 @@
  * term's leaseTransitions. The leader is SIGSTOPped after its gate check and before its write;
  * the other takes over and writes with a newer token; when the old leader wakes, its write
  * reaches the database and the database refuses it. The same write to an unfenced table lands.
+ * The writers are nest-leader candidates of the candidate harness in their fenced-write mode
+ * (`nest-leader-candidate.ts --fenced-db`).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
-import { repoRoot } from '../support/control-plane.js';
+import { CandidateProcess } from '../support/candidate-process.js';
+import { leadershipIntervals, overlappingIntervals } from '../support/leadership-timeline.js';
+import { monotonicNowMs } from '../support/monotonic-time.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
-const WRITER = join(repoRoot, 'test/dist/support/fenced-writer.main.js');
 const leaseDurationMs = FAST_TIMINGS.leaseDurationSeconds * 1000;
 
-interface WriterEvent {
-  event: string;
-  identity: string;
-  token?: number;
-  entry?: string;
-  error?: string;
-  atMs: number;
-}
-
-class Writer {
-  readonly events: WriterEvent[] = [];
-  readonly stderr: string[] = [];
-  readonly child: ChildProcess;
-  private waiters: (() => void)[] = [];
-
-  constructor(
-    readonly identity: string,
-    db: string,
-    readonly pauseFile: string,
-    leaseName: string,
-  ) {
-    this.child = spawn(
-      process.execPath,
-      [
-        WRITER,
-        ...['--name', leaseName, '--namespace', cluster.namespace, '--identity', identity],
-        ...['--db', db, '--pause-file', pauseFile],
-      ],
-      {
-        env: {
-          ...process.env,
-          KUBECONFIG: cluster.identities[identity]!.kubeconfigPath,
-          NODE_NO_WARNINGS: '1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      this.events.push({ ...(JSON.parse(line) as WriterEvent), atMs: performance.now() });
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-    createInterface({ input: this.child.stderr! }).on('line', (line) => this.stderr.push(line));
-  }
-
-  async waitFor(predicate: (e: WriterEvent) => boolean, timeoutMs: number): Promise<WriterEvent> {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const found = this.events.find(predicate);
-      if (found) return found;
-      const left = deadline - performance.now();
-      if (left <= 0) {
-        throw new Error(
-          `${this.identity}: no matching event in ${timeoutMs} ms\n${this.describe()}`,
-        );
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  describe(): string {
-    return `${this.events.map((e) => `${e.event}:${e.token ?? ''}`).join(' ')}\n${this.stderr.slice(-5).join('\n')}`;
-  }
-
-  /** `T` while stopped, as /proc/<pid>/stat reports it. */
-  processState(): string {
-    const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
-  }
+/** `T` while stopped, as /proc/<pid>/stat reports it. */
+function processState(pid: number | undefined): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
 }
 
 describe('fenced write to a real database: a paused leader is refused by the database', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fenced-'));
   const dbPath = join(dir, 'ledger.db');
   const leaseName = uniqueLeaseName('fenced');
-  const writers: Writer[] = [];
+  const writers: CandidateProcess[] = [];
+  const pauseFile = (identity: string) => join(dir, `pause-${identity}`);
 
   before(async () => {
     await grantLeaseAccess(cluster, 'alice');
@@ -111,8 +43,8 @@ describe('fenced write to a real database: a paused leader is refused by the dat
   });
   after(async () => {
     for (const w of writers) {
-      w.child.kill('SIGCONT');
-      w.child.kill('SIGKILL');
+      w.resume();
+      await w.dispose();
     }
     await revokeLeaseAccess(cluster, 'alice');
     await revokeLeaseAccess(cluster, 'bob');
@@ -126,54 +58,80 @@ describe('fenced write to a real database: a paused leader is refused by the dat
     },
     async () => {
       for (const identity of ['alice', 'bob']) {
-        writers.push(new Writer(identity, dbPath, join(dir, `pause-${identity}`), leaseName));
+        writers.push(
+          await CandidateProcess.start({
+            implementation: 'nest-leader',
+            kubeconfigPath: cluster.identities[identity]!.kubeconfigPath,
+            leaseName,
+            namespace: cluster.namespace,
+            identity,
+            timings: FAST_TIMINGS,
+            releaseOnCancel: false,
+            extraArgs: ['--fenced-db', dbPath, '--pause-file', pauseFile(identity)],
+          }),
+        );
       }
       const firstWrite = await Promise.any(
-        writers.map((w) => w.waitFor((e) => e.event === 'write-accepted', 3 * leaseDurationMs)),
+        writers.map((w) =>
+          w.waitFor((e) => e.event === 'write-accepted', 3 * leaseDurationMs, 'a first write'),
+        ),
       );
       const old = writers.find((w) => w.identity === firstWrite.identity)!;
       const next = writers.find((w) => w !== old)!;
       const oldToken = firstWrite.token!;
 
       // Pause the leader inside the window between its gate check and its write.
-      writeFileSync(old.pauseFile, '');
-      const window = await old.waitFor((e) => e.event === 'write-window', 5000);
-      old.child.kill('SIGSTOP');
-      const stoppedAt = performance.now();
+      writeFileSync(pauseFile(old.identity), '');
+      const window = await old.waitFor((e) => e.event === 'write-window', 5000, 'its write window');
+      old.pause();
+      const stoppedAt = monotonicNowMs();
       assert.equal(window.token, oldToken);
       // Signal delivery is asynchronous: wait until the kernel reports it stopped.
-      await eventually(() => assert.equal(old.processState(), 'T', 'the old leader is stopped'), {
-        timeoutMs: 1000,
-        intervalMs: 5,
-      });
+      await eventually(
+        () => assert.equal(processState(old.pid), 'T', 'the old leader is stopped'),
+        { timeoutMs: 1000, intervalMs: 5 },
+      );
       assert.ok(
-        !old.events.some((e) => e.event === 'write-accepted' && e.atMs > window.atMs),
+        !old.events.some((e) => e.event === 'write-accepted' && e.monotonicMs > window.monotonicMs),
         'stopped inside its window, before its write',
       );
-      rmSync(old.pauseFile);
+      rmSync(pauseFile(old.identity));
 
       // The other writer takes over (after leaseDuration) and writes with a newer token.
       const successor = await next.waitFor(
-        (e) => e.event === 'write-accepted' && e.atMs > stoppedAt,
+        (e) => e.event === 'write-accepted' && e.monotonicMs > stoppedAt,
         leaseDurationMs + 5000,
+        'the successor’s write',
       );
       assert.ok(successor.token! > oldToken, `newer token ${successor.token} > ${oldToken}`);
       assert.ok(
         !old.events.some(
-          (e) => e.event.startsWith('write-') && e.event !== 'write-window' && e.atMs > stoppedAt,
+          (e) =>
+            e.event.startsWith('write-') && e.event !== 'write-window' && e.monotonicMs > stoppedAt,
         ),
         'the old leader wrote nothing while stopped',
       );
 
       // Wake it: it continues from between its gate check and its write.
-      const wokeAt = performance.now();
-      old.child.kill('SIGCONT');
+      const wokeAt = monotonicNowMs();
+      old.resume();
       const refused = await old.waitFor(
-        (e) => e.event === 'write-rejected' && e.atMs > wokeAt,
+        (e) => e.event === 'write-rejected' && e.monotonicMs > wokeAt,
         5000,
+        'the refusal of its stale write',
       );
       assert.equal(refused.token, oldToken);
       assert.match(refused.error!, /stale fencing token/);
+
+      // By their own events both believed they led at once: the lease alone let it happen.
+      assert.deepEqual(
+        overlappingIntervals(leadershipIntervals(writers)).map(([a, b]) => [
+          a.identity,
+          b.identity,
+        ]),
+        [[old.identity, next.identity]],
+        'the stopped leader’s term overlaps its successor’s',
+      );
 
       // The database's own view.
       const db = new DatabaseSync(dbPath, { readOnly: true });
@@ -204,8 +162,8 @@ describe('fenced write to a real database: a paused leader is refused by the dat
       );
       process.stdout.write(
         `# fenced write: ${old.identity} (token ${oldToken}) stopped after its gate check; ` +
-          `${next.identity} wrote with token ${successor.token} ${Math.round(successor.atMs - stoppedAt)} ms later; ` +
-          `on SIGCONT ${old.identity}'s write reached SQLite ${Math.round(refused.atMs - wokeAt)} ms later and was refused: "${refused.error}"; ` +
+          `${next.identity} wrote with token ${successor.token} ${Math.round(successor.monotonicMs - stoppedAt)} ms later; ` +
+          `on SIGCONT ${old.identity}'s write reached SQLite ${Math.round(refused.monotonicMs - wokeAt)} ms later and was refused: "${refused.error}"; ` +
           `ledger tokens ${JSON.stringify(tokens.filter((t, i) => i === 0 || t !== tokens[i - 1]))}, ` +
           `unfenced table: stale write landed after the successor's\n`,
       );

@@ -4,7 +4,8 @@
  * - `client-go`: `test/client-go-candidate` (client-go's `tools/leaderelection` + `LeaseLock`),
  *   built and cached by `scripts/client-go-candidate.sh`;
  * - `nest-leader`: `test/support/nest-leader-candidate.ts` (our `LeaderElector` + `LeaseLock`, or
- *   `ConfigMapLock` with `lock`);
+ *   `ConfigMapLock` with `lock`; with `--fenced-db` in `extraArgs`, also a fenced writer), or
+ *   `test/support/scheduled-job-candidate.ts` (`program`);
  * - `python`: `test/python/candidate.py` (the official Python client's
  *   `kubernetes.leaderelection`, from the virtualenv of `ensurePythonClient()`).
  *
@@ -37,7 +38,10 @@ export interface CandidateEvent {
    * `stopped`: its term ended; `exit`: the process is about to exit (`reason`).
    * `scheduled-job-app` only: `slot-begun`, `slot-done`, `slot-refused` — a run of its job's
    * slot (`slotMs`) under fencing token `token` began, wrote its effect (or found it written:
-   * `alreadyDone`), or had its effect refused by the fence.
+   * `alreadyDone`), or had its effect refused by the fence (`error`).
+   * nest-leader `--fenced-db` only: `write-window` — past its gate with fencing token `token`,
+   * it waits before writing (`--pause-file`); `write-accepted`, `write-rejected` — its ledger
+   * write `entry` under `token` was accepted, or refused by the database (`error`).
    */
   event:
     | 'ready'
@@ -48,7 +52,10 @@ export interface CandidateEvent {
     | 'exit'
     | 'slot-begun'
     | 'slot-done'
-    | 'slot-refused';
+    | 'slot-refused'
+    | 'write-window'
+    | 'write-accepted'
+    | 'write-rejected';
   /** The candidate's holderIdentity. */
   identity: string;
   /** `new-leader`: the observed holder. */
@@ -59,8 +66,12 @@ export interface CandidateEvent {
   leaseTransitions?: number;
   /** `slot-*`: the slot's scheduled time, epoch ms. */
   slotMs?: number;
-  /** `slot-*`: the fencing token of the run. */
+  /** `slot-*`, `write-*`: the fencing token of the run or write. */
   token?: number;
+  /** `write-accepted`, `write-rejected`: the ledger entry written. */
+  entry?: string;
+  /** `slot-refused`, `write-rejected`: the database's refusal. */
+  error?: string;
   /** `slot-done`: the slot's effect was already written (a redo found it). */
   alreadyDone?: boolean;
   /** CLOCK_MONOTONIC when it happened, ms. */

@@ -1,18 +1,29 @@
 /**
  * nest-leader's counterpart of `test/client-go-candidate`: one or more `LeaderElector`s with a
- * `LeaseLock` on one Lease (or, with `--lock configmap`, a `ConfigMapLock`), in one OS process, with the same flags and the same JSON-lines
- * events on stdout (see {@link CandidateEvent}), so tests and benchmarks treat both
- * implementations alike:
+ * `LeaseLock` on one Lease (or, with `--lock configmap`, a `ConfigMapLock`), in one OS process,
+ * with the same flags and the same JSON-lines events on stdout (see {@link CandidateEvent}), so
+ * tests and benchmarks treat both implementations alike:
  *
  *   node test/dist/support/nest-leader-candidate.js --kubeconfig K --lease-name L --identity ts-1 \
  *     [--namespace default] [--candidates 1] [--lease-duration 15s] [--renew-deadline 10s] \
- *     [--retry-period 2s] [--release-on-cancel=true|false] [--lock lease|configmap]
+ *     [--retry-period 2s] [--release-on-cancel=true|false] [--lock lease|configmap] \
+ *     [--fenced-db PATH [--pause-file PATH]]
+ *
+ * With `--fenced-db`, each candidate is also a fenced writer (the fencing-token test): every
+ * 250 ms, if its gate (`elector.term`) says it leads, it appends an entry to the README's
+ * `examples/fenced-ledger.ts` ledger in that SQLite database under its term's leaseTransitions
+ * (`write-accepted`, or `write-rejected` when the database refuses a stale token), and the
+ * same write to an unfenced table, to show what a lease alone lets through. While
+ * `--pause-file` exists it waits 5 s between the gate and the write (`write-window`): the
+ * window in which the test SIGSTOPs it.
  *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
  * `--release-on-cancel`, the Lease is released) and exits 0. A candidate that loses its Lease
  * campaigns again (the library's default), where the client-go program exits.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import type { DatabaseSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { LeaderElector, type ElectionLogger } from 'nest-leader';
@@ -30,9 +41,56 @@ function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
+interface FencedLedgerModule {
+  openFencedLedger(path: string): DatabaseSync;
+  fencedWrite(db: DatabaseSync, token: number, writer: string, entry: string): void;
+}
+
+/** `--fenced-db`: `elector`'s writes while it leads, forever (see the file's comment). */
+async function writeFenced(
+  elector: LeaderElector,
+  dbPath: string,
+  pauseFile?: string,
+): Promise<void> {
+  const ledger = (await import(
+    new URL('../../../packages/nest-leader/build/examples/fenced-ledger.js', import.meta.url).href
+  )) as FencedLedgerModule;
+  const db = ledger.openFencedLedger(dbPath);
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS unfenced (id INTEGER PRIMARY KEY, token INTEGER, writer TEXT)',
+  );
+  const { identity } = elector;
+  let sequence = 0;
+  for (;;) {
+    await sleep(250);
+    const term = elector.term; // the gate: live by the local clock, re-checked now
+    if (!term) continue;
+    const token = term.leaseTransitions;
+    if (pauseFile && existsSync(pauseFile)) {
+      emit({ event: 'write-window', identity, token });
+      // Long enough that a test slowed by a loaded machine still stops us before the write:
+      // stopped inside an INSERT, we would hold SQLite's write lock and block the successor.
+      await sleep(5000);
+    }
+    const entry = `${identity}#${++sequence}`;
+    db.prepare('INSERT INTO unfenced (token, writer) VALUES (?, ?)').run(token, identity);
+    try {
+      ledger.fencedWrite(db, token, identity, entry);
+      emit({ event: 'write-accepted', identity, token, entry });
+    } catch (error) {
+      emit({ event: 'write-rejected', identity, token, entry, error: (error as Error).message });
+    }
+  }
+}
+
 function main(): void {
   const { values } = parseArgs({
-    options: { ...CANDIDATE_FLAG_OPTIONS, lock: { type: 'string', default: 'lease' } },
+    options: {
+      ...CANDIDATE_FLAG_OPTIONS,
+      lock: { type: 'string', default: 'lease' },
+      'fenced-db': { type: 'string' },
+      'pause-file': { type: 'string' },
+    },
   });
   const leaseName = values['lease-name'];
   const baseIdentity = values.identity;
@@ -92,6 +150,7 @@ function main(): void {
   for (const elector of electors) {
     emit({ event: 'ready', identity: elector.identity });
     elector.start();
+    if (values['fenced-db']) void writeFenced(elector, values['fenced-db'], values['pause-file']);
   }
 }
 

@@ -53,10 +53,7 @@ if (!values['lease-name'] || !identity || !values.kubeconfig || !values.db) {
   throw new Error('--lease-name, --identity, --kubeconfig and --db are required');
 }
 
-function emit(
-  event: CandidateEvent['event'],
-  fields: Partial<CandidateEvent> & { error?: string } = {},
-): void {
+function emit(event: CandidateEvent['event'], fields: Partial<CandidateEvent> = {}): void {
   const line = {
     event,
     identity,
