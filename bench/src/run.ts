@@ -11,6 +11,7 @@ import { fileHandoverBench } from './file-handover.bench.js';
 import { gateHttpBench } from './gate-http.bench.js';
 import { gateBench } from './gate.bench.js';
 import { importCostBench } from './import-cost.bench.js';
+import { rolloutBench } from './rollout.bench.js';
 import { rssBench } from './rss.bench.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 
@@ -23,6 +24,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   importCostBench,
   rssBench,
   compareBench,
+  rolloutBench,
 ];
 
 const { values, positionals } = parseArgs({
@@ -44,7 +46,7 @@ if (values.help) {
       '',
       ...BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
       '',
-      '  --rounds N    failover, file-handover: handovers per scenario; import-cost, rss: processes per scenario;',
+      '  --rounds N    failover, file-handover: handovers per scenario; rollout: rollouts per case; import-cost, rss: processes per scenario;',
       '                gate-http: A/B rounds of 2 × 5 s (default 10)',
       '  --seconds N   api-load: steady-state window in seconds (default 60)',
       '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',
