@@ -5,10 +5,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CandidateProcess } from '../support/candidate-process.js';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { eventually, found } from '../support/eventually.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
@@ -20,6 +18,7 @@ import {
   type Candidate,
   type LeadershipRecord,
 } from '../support/candidates.js';
+import { monotonicNowMs } from '../support/monotonic-time.js';
 
 const cluster = getTestCluster();
 const { leaseDurationSeconds, retryPeriodSeconds } = FAST_TIMINGS;
@@ -157,34 +156,30 @@ describe('Safety on the real kube-apiserver (issue 8)', () => {
   for (const check of ['isLive', 'signal'] as const) {
     test(`a leader process paused (SIGSTOP) between two units of work refuses the second (term ${check === 'isLive' ? '.isLive()' : '.signal.aborted'})`, async () => {
       const leaseName = uniqueLeaseName(`paused-${check.toLowerCase()}`);
-      const worker = fileURLToPath(new URL('../support/paused-worker.js', import.meta.url));
-      const dave = cluster.identities.dave!;
-      const child = spawn(
-        process.execPath,
-        [worker, dave.kubeconfigPath, cluster.namespace, leaseName, 'dave', check],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      const events: { event: string; leaseTransitions: number; unit?: number; atMs: number }[] = [];
-      createInterface({ input: child.stdout! }).on('line', (line) =>
-        events.push({ ...JSON.parse(line), atMs: performance.now() }),
-      );
+      const worker = await CandidateProcess.start({
+        implementation: 'nest-leader',
+        kubeconfigPath: cluster.identities.dave!.kubeconfigPath,
+        leaseName,
+        namespace: cluster.namespace,
+        identity: 'dave',
+        timings: FAST_TIMINGS,
+        releaseOnCancel: false,
+        extraArgs: ['--work-units', check],
+      });
+      const units = () => worker.eventsWhere((e) => e.event === 'unit-done');
       const history: LeadershipRecord[] = [];
       running = makeCandidates(cluster, leaseName, ['bob'], history, { releaseOnStop: false });
       try {
-        await eventually(
-          () =>
-            assert.ok(
-              events.filter((e) => e.event === 'unit').length >= 3,
-              'the worker leads and works',
-            ),
-          { timeoutMs: 20_000, intervalMs: 10 },
-        );
+        await eventually(() => assert.ok(units().length >= 3, 'the worker leads and works'), {
+          timeoutMs: 20_000,
+          intervalMs: 10,
+        });
         running[0]!.elector.start();
         await sleep(1_500); // bob has seen dave's record
 
-        child.kill('SIGSTOP');
+        worker.pause();
         const stoppedAtMs = performance.now();
-        const lastUnit = events.filter((e) => e.event === 'unit').at(-1)!;
+        const lastUnit = units().at(-1)!;
         const successor = await eventually(
           () =>
             found(
@@ -194,30 +189,26 @@ describe('Safety on the real kube-apiserver (issue 8)', () => {
           { timeoutMs: (leaseDurationSeconds + 4) * 1000, intervalMs: 10 },
         );
         assert.ok(successor.atMs - stoppedAtMs >= (leaseDurationSeconds - 1.5) * 1000);
-        child.kill('SIGCONT');
-        const resumedAtMs = performance.now();
+        const resumedAtMs = monotonicNowMs(); // the worker's events are on CLOCK_MONOTONIC
+        worker.resume();
 
-        const refused = await eventually(
-          () =>
-            found(
-              events.find((e) => e.event === 'refused'),
-              'the worker refuses the next unit',
-            ),
-          { timeoutMs: 5_000, intervalMs: 10 },
+        const refused = await worker.waitFor(
+          (e) => e.event === 'unit-refused',
+          5_000,
+          'the worker refusing the next unit',
         );
-        assert.equal(refused.leaseTransitions, lastUnit.leaseTransitions);
+        assert.equal(refused.token, lastUnit.token);
         assert.equal(refused.unit, lastUnit.unit! + 1, 'refused right at the next unit');
-        const late = events.filter((e) => e.event === 'unit' && e.atMs >= resumedAtMs);
+        const late = units().filter((e) => e.monotonicMs >= resumedAtMs);
         assert.deepEqual(late, [], 'no unit of work after waking');
-        assert.equal(successor.leaseTransitions, lastUnit.leaseTransitions + 1);
+        assert.equal(successor.leaseTransitions, lastUnit.token! + 1);
         const lease = await admin.readNamespacedLease({
           name: leaseName,
           namespace: cluster.namespace,
         });
         assert.equal(lease.spec?.holderIdentity, 'bob');
       } finally {
-        child.kill('SIGCONT');
-        child.kill('SIGKILL');
+        await worker.dispose();
         await Promise.all(running.map((c) => c.elector.stop()));
         running = [];
       }

@@ -4,8 +4,9 @@
  * - `client-go`: `test/client-go-candidate` (client-go's `tools/leaderelection` + `LeaseLock`),
  *   built and cached by `scripts/client-go-candidate.sh`;
  * - `nest-leader`: `test/support/nest-leader-candidate.ts` (our `LeaderElector` + `LeaseLock`, or
- *   `ConfigMapLock` with `lock`; with `--fenced-db` in `extraArgs`, also a fenced writer), or
- *   `test/support/scheduled-job-candidate.ts` (`program`);
+ *   `ConfigMapLock` with `lock`; with `--fenced-db` in `extraArgs`, also a fenced writer; with
+ *   `--work-units`, a leader doing units of work), or `test/support/scheduled-job-candidate.ts`
+ *   (`program`);
  * - `python`: `test/python/candidate.py` (the official Python client's
  *   `kubernetes.leaderelection`, from the virtualenv of `ensurePythonClient()`).
  *
@@ -42,6 +43,8 @@ export interface CandidateEvent {
    * nest-leader `--fenced-db` only: `write-window` — past its gate with fencing token `token`,
    * it waits before writing (`--pause-file`); `write-accepted`, `write-rejected` — its ledger
    * write `entry` under `token` was accepted, or refused by the database (`error`).
+   * nest-leader `--work-units` only: `unit-done`, `unit-refused` — unit of work `unit` of the
+   * term with fencing token `token` ran, or was refused because its term check failed.
    */
   event:
     | 'ready'
@@ -55,7 +58,9 @@ export interface CandidateEvent {
     | 'slot-refused'
     | 'write-window'
     | 'write-accepted'
-    | 'write-rejected';
+    | 'write-rejected'
+    | 'unit-done'
+    | 'unit-refused';
   /** The candidate's holderIdentity. */
   identity: string;
   /** `new-leader`: the observed holder. */
@@ -66,8 +71,10 @@ export interface CandidateEvent {
   leaseTransitions?: number;
   /** `slot-*`: the slot's scheduled time, epoch ms. */
   slotMs?: number;
-  /** `slot-*`, `write-*`: the fencing token of the run or write. */
+  /** `slot-*`, `write-*`, `unit-*`: the fencing token of the run, write or unit of work. */
   token?: number;
+  /** `unit-*`: the unit of work's number in its term, from 1. */
+  unit?: number;
   /** `write-accepted`, `write-rejected`: the ledger entry written. */
   entry?: string;
   /** `slot-refused`, `write-rejected`: the database's refusal. */

@@ -7,7 +7,7 @@
  *   node test/dist/support/nest-leader-candidate.js --kubeconfig K --lease-name L --identity ts-1 \
  *     [--namespace default] [--candidates 1] [--lease-duration 15s] [--renew-deadline 10s] \
  *     [--retry-period 2s] [--release-on-cancel=true|false] [--lock lease|configmap] \
- *     [--fenced-db PATH [--pause-file PATH]]
+ *     [--fenced-db PATH [--pause-file PATH]] [--work-units isLive|signal]
  *
  * With `--fenced-db`, each candidate is also a fenced writer (the fencing-token test): every
  * 250 ms, if its gate (`elector.term`) says it leads, it appends an entry to the README's
@@ -16,6 +16,11 @@
  * same write to an unfenced table, to show what a lease alone lets through. While
  * `--pause-file` exists it waits 5 s between the gate and the write (`write-window`): the
  * window in which the test SIGSTOPs it.
+ *
+ * With `--work-units`, each candidate does, while it leads, one unit of work every 100 ms
+ * (`unit-done`), each after checking its term with the README's `term.isLive()` (`isLive`) or
+ * `term.signal.aborted` (`signal`); the first unit whose check fails is refused
+ * (`unit-refused`) and its term's work ends. The pause test SIGSTOPs it between two units.
  *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
  * `--release-on-cancel`, the Lease is released) and exits 0. A candidate that loses its Lease
@@ -26,7 +31,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { LeaderElector, type ElectionLogger } from 'nest-leader';
+import { LeaderElector, type ElectionLogger, type LeaderTerm } from 'nest-leader';
 import type { CandidateEvent } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { makeKubernetesLock } from './kubernetes-locks.js';
@@ -83,6 +88,17 @@ async function writeFenced(
   }
 }
 
+/** `--work-units`: units of work while `term` lasts (see the file's comment). */
+async function workUnits(identity: string, term: LeaderTerm, check: string): Promise<void> {
+  const token = term.leaseTransitions;
+  for (let unit = 1; ; unit++) {
+    const live = check === 'signal' ? !term.signal.aborted : term.isLive();
+    if (!live) return emit({ event: 'unit-refused', identity, token, unit });
+    emit({ event: 'unit-done', identity, token, unit });
+    await sleep(100); // between two units of work: where the pause test stops the process
+  }
+}
+
 function main(): void {
   const { values } = parseArgs({
     options: {
@@ -90,6 +106,7 @@ function main(): void {
       lock: { type: 'string', default: 'lease' },
       'fenced-db': { type: 'string' },
       'pause-file': { type: 'string' },
+      'work-units': { type: 'string' },
     },
   });
   const leaseName = values['lease-name'];
@@ -98,6 +115,10 @@ function main(): void {
   const count = Number(values.candidates);
   if (!leaseName || !baseIdentity || !kubeconfig || !Number.isSafeInteger(count) || count < 1) {
     throw new Error('--lease-name, --identity, --kubeconfig and --candidates ≥ 1 are required');
+  }
+  const unitCheck = values['work-units'];
+  if (unitCheck !== undefined && unitCheck !== 'isLive' && unitCheck !== 'signal') {
+    throw new Error(`--work-units must be isLive or signal, got "${unitCheck}"`);
   }
   const timings = timingsFromFlags(values);
   const releaseOnStop = values['release-on-cancel'] !== 'false';
@@ -125,8 +146,10 @@ function main(): void {
       releaseOnStop,
       logger,
       callbacks: {
-        onStartedLeading: (term) =>
-          emit({ event: 'started', identity, leaseTransitions: term.leaseTransitions }),
+        onStartedLeading: (term) => {
+          emit({ event: 'started', identity, leaseTransitions: term.leaseTransitions });
+          if (unitCheck) void workUnits(identity, term, unitCheck);
+        },
         onStoppedLeading: (term) =>
           emit({ event: 'stopped', identity, leaseTransitions: term.leaseTransitions }),
         onNewLeader: (leader) => emit({ event: 'new-leader', identity, leader }),
