@@ -53,5 +53,8 @@ export type LeaderTermEndReason =
  *   its term (it expired and was taken, or was deleted): nothing was handed over.
  * - `write-failed`: the term ended and drained, but the handoff could not be written (`cause`
  *   says why); the Lease still names this candidate, which campaigns again as usual.
+ * - `no-candidate`: called without a target, and no other candidate advertises itself in the
+ *   election record (see `LeaderElectorOptions.podTemplateHash`); nothing changed.
  */
-export type LeadershipTransferFailure = 'not-leader' | 'lease-lost' | 'write-failed';
+export type LeadershipTransferFailure =
+  'not-leader' | 'lease-lost' | 'write-failed' | 'no-candidate';

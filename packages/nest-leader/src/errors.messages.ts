@@ -163,11 +163,17 @@ export function leaderTermEndedMessage(
 export function leadershipTransferErrorMessage(
   reason: LeadershipTransferFailure,
   lock: string,
-  to: string,
+  to: string | undefined,
   cause: unknown,
 ): string {
-  const what = `Cannot hand ${lock} to ${quoted(to)}`;
+  const what = `Cannot hand ${lock} to ${to === undefined ? 'a preferred candidate' : quoted(to)}`;
   switch (reason) {
+    case 'no-candidate':
+      return (
+        `${what}: no other candidate advertises itself in it (candidates advertise when they ` +
+        'have a podTemplateHash or priority, on a Lease or memory lock); name the target, or ' +
+        'call stop() to release it to anyone. The term goes on.'
+      );
     case 'not-leader':
       return `${what}: this candidate is not leading it (or is already handing it over).`;
     case 'lease-lost':

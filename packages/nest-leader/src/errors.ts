@@ -255,12 +255,13 @@ export class LeadershipTransferError extends LeaderElectionError {
   /**
    * @param reason - why the transfer failed
    * @param lock - the lock's description, e.g. `Lease default/billing-worker`
-   * @param to - the candidate the Lease was to be handed to
+   * @param to - the candidate the Lease was to be handed to; `undefined` when none was named
+   *   and none could be chosen (`no-candidate`)
    */
   constructor(
     readonly reason: LeadershipTransferFailure,
     readonly lock: string,
-    readonly to: string,
+    readonly to: string | undefined,
     options?: ErrorOptions,
   ) {
     super(leadershipTransferErrorMessage(reason, lock, to, options?.cause), options);

@@ -67,6 +67,15 @@ export type {
 } from './locks/resource-lock.js';
 export { parseLeaseHandoff, parseLeaseRecord } from './locks/resource-lock.js';
 export {
+  type AdvertisedCandidate,
+  parseAdvertisedCandidates,
+} from './locks/advertised-candidates.js';
+export {
+  MAX_ADVERTISED_CANDIDATES,
+  newestTemplate,
+  preferredCandidate,
+} from './core/candidate-preference.js';
+export {
   dueSlots,
   intervalSchedule,
   slotOfTick,
@@ -116,6 +125,7 @@ export {
 } from './locks/kubernetes-object.lock.js';
 export {
   LeaseLock,
+  CANDIDATES_ANNOTATION,
   HANDOFF_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
   type LeaseLockOptions,

@@ -138,4 +138,8 @@ export const electionOptionRules = {
   boolean: 'must be a boolean',
   onLost: "must be 'recampaign' or 'stop'",
   scheduleLedger: 'must be a function',
+  podTemplateHash: (maxLength: number) =>
+    `must be a label value: 1 to ${maxLength} letters, digits, '-', '_' or '.', starting and ` +
+    "ending with a letter or digit (the pod's pod-template-hash label)",
+  priority: 'must be a whole number from -2147483648 to 2147483647 (higher is preferred)',
 } as const;

@@ -4,6 +4,7 @@
  */
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
+import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { type Clock, SystemClock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
@@ -37,6 +38,10 @@ export const MAX_IDENTITY_LENGTH = 128;
 export const MIN_RETRY_PERIOD_SECONDS = 0.1;
 /** Largest `leaseTransitions` a Lease holds (`Lease.spec.leaseTransitions` is an int32). */
 export const MAX_LEASE_TRANSITIONS = 2 ** 31 - 1;
+/** Longest `podTemplateHash` (a Kubernetes label value). */
+export const MAX_POD_TEMPLATE_HASH_LENGTH = 63;
+/** A Kubernetes label value (non-empty). */
+const LABEL_VALUE = /^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
 import type { LeaderTerm } from './leader-term.js';
 
@@ -143,6 +148,31 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    * of its own. A throw is logged and the stored text kept. Default: the stored text is kept.
    */
   scheduleLedger?: ScheduleLedgerWriter;
+  /**
+   * Which version of the application this candidate runs: its pod's `pod-template-hash` label
+   * (the same for every pod of one Deployment revision). Advertised in the election record, so
+   * a leader handing off prefers a candidate of the newest pod template — during a rollout,
+   * one that will not be replaced next (see the README's preference section). Default: the
+   * `POD_TEMPLATE_HASH` environment variable (downward API:
+   * `fieldRef: { fieldPath: "metadata.labels['pod-template-hash']" }`), if set.
+   * A label value: 1–63 letters, digits, `-`, `_`, `.`.
+   */
+  podTemplateHash?: string;
+  /**
+   * This candidate's priority when a leader chooses whom to hand off to: among candidates of
+   * the newest pod template, the higher priority is preferred (then the earliest started).
+   * A whole number in the int32 range. Default 0. A candidate advertises itself (one write at
+   * start, one at stop; none in between) only when it has a `podTemplateHash` or a
+   * `priority`, and only on locks that store advertisements (`LeaseLock`, `MemoryLock`).
+   */
+  priority?: number;
+  /**
+   * On `stop()`, when `releaseOnStop` is on, hand the Lease to the preferred candidate
+   * (`transferLeadership()` without a target) instead of releasing it to anyone — in the same
+   * read and write a release costs, within the same renewDeadline. Falls back to the release
+   * when no other candidate advertises itself or the handoff write fails. Default true.
+   */
+  handoffOnStop?: boolean;
 }
 
 /** See {@link LeaderElectorOptions.scheduleLedger}. */
@@ -241,6 +271,43 @@ export function validateLeaderElectionTimings(
   return { leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds };
 }
 
+/**
+ * Checks `podTemplateHash` (see {@link LeaderElectorOptions.podTemplateHash}).
+ * @throws InvalidLeaderElectionOptionError naming `podTemplateHash`.
+ */
+function validatePodTemplateHash(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'string' ||
+    value.length > MAX_POD_TEMPLATE_HASH_LENGTH ||
+    !LABEL_VALUE.test(value)
+  ) {
+    throw new InvalidLeaderElectionOptionError(
+      'podTemplateHash',
+      electionOptionRules.podTemplateHash(MAX_POD_TEMPLATE_HASH_LENGTH),
+      value,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks `priority` (see {@link LeaderElectorOptions.priority}).
+ * @throws InvalidLeaderElectionOptionError naming `priority`.
+ */
+function validatePriority(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < -(2 ** 31) ||
+    value >= 2 ** 31
+  ) {
+    throw new InvalidLeaderElectionOptionError('priority', electionOptionRules.priority, value);
+  }
+  return value;
+}
+
 /** Control, format (bidi overrides, zero-width) and line/paragraph separator characters. */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
@@ -296,6 +363,9 @@ export const LEADER_ELECTOR_OPTION_KINDS = Object.freeze({
   logger: 'wiring',
   random: 'wiring',
   scheduleLedger: 'wiring',
+  podTemplateHash: 'setting',
+  priority: 'setting',
+  handoffOnStop: 'setting',
 } as const satisfies Record<keyof LeaderElectorOptions, 'setting' | 'wiring'>);
 
 /** Names of the `'setting'` options in {@link LEADER_ELECTOR_OPTION_KINDS}. */
@@ -340,6 +410,13 @@ export interface ResolvedLeaderElectorOptions {
   callbacks: LeaderCallbacks;
   random: () => number;
   scheduleLedger: ScheduleLedgerWriter | undefined;
+  /**
+   * What this candidate advertises (`podTemplateHash`, `priority`, `startedAt` = the
+   * elector's creation on its clock); `undefined` when it has neither a hash nor a priority,
+   * or the lock does not store advertisements.
+   */
+  advertisement: AdvertisedCandidate | undefined;
+  handoffOnStop: boolean;
   /** Default `SystemClock`. */
   clock: Clock;
   /** Default {@link consoleElectionLogger}. */
@@ -401,6 +478,24 @@ export function resolveLeaderElectorOptions(
       scheduleLedger,
     );
   }
+  const handoffOnStop = options.handoffOnStop ?? true;
+  if (typeof handoffOnStop !== 'boolean') {
+    throw new InvalidLeaderElectionOptionError(
+      'handoffOnStop',
+      electionOptionRules.boolean,
+      handoffOnStop,
+    );
+  }
+  const clock = options.clock ?? new SystemClock();
+  const podTemplateHash = validatePodTemplateHash(
+    options.podTemplateHash ?? (process.env.POD_TEMPLATE_HASH || undefined),
+  );
+  const priority = validatePriority(options.priority);
+  let advertisement: AdvertisedCandidate | undefined;
+  if (lock.storesCandidates === true && (podTemplateHash !== undefined || priority !== undefined)) {
+    advertisement = { identity, priority: priority ?? 0, startedAt: clock.wallNow() };
+    if (podTemplateHash !== undefined) advertisement.podTemplateHash = podTemplateHash;
+  }
   const renewDeadlineMs = timings.renewDeadlineSeconds * 1000;
   return {
     lock,
@@ -417,7 +512,9 @@ export function resolveLeaderElectorOptions(
     callbacks: options.callbacks ?? {},
     random: options.random ?? Math.random,
     scheduleLedger,
-    clock: options.clock ?? new SystemClock(),
+    advertisement,
+    handoffOnStop,
+    clock,
     logger: options.logger ?? consoleElectionLogger,
   };
 }

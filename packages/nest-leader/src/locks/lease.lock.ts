@@ -1,4 +1,9 @@
-import type { CoordinationV1Api, V1Lease, V1ObjectMeta } from '@kubernetes/client-node';
+import type {
+  CoordinationV1Api,
+  V1Lease,
+  V1MicroTime,
+  V1ObjectMeta,
+} from '@kubernetes/client-node';
 import { LEASE_RESOURCE } from '../errors.messages.js';
 import { errorText } from '../format.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
@@ -9,7 +14,8 @@ import {
 } from './kubernetes-object.lock.js';
 import { type LeaseWatchOptions, watchLease } from './lease.watcher.js';
 import { toMicroTime } from '../kubernetes/micro-time.js';
-import { type LeaseRecord, parseLeaseRecord } from './resource-lock.js';
+import { type LeaseRecord, parseLeaseRecord, parseLeaseTime } from './resource-lock.js';
+import { formatAdvertisedCandidates } from './advertised-candidates.js';
 import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
 
 /** Options of {@link LeaseLock}: the Lease's `name` and `namespace`, and the kubeconfig. */
@@ -34,6 +40,11 @@ export type LeaseLockOptions = KubernetesObjectLockOptions;
  */
 export class LeaseLock extends KubernetesObjectLock<V1Lease> implements WatchableLock {
   protected readonly api: KubernetesObjectApi<V1Lease>;
+  /**
+   * Advertisements are stored in the annotation {@link CANDIDATES_ANNOTATION}, and a write
+   * that changes only annotations leaves `spec` exactly as read (times to the microsecond).
+   */
+  readonly storesCandidates = true;
 
   /**
    * @throws InvalidLeaderElectionOptionError if the name or namespace is invalid, or
@@ -94,7 +105,8 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     const annotations = lease.metadata?.annotations;
     const scheduleLedger = annotations?.[SCHEDULE_LEDGER_ANNOTATION];
     const handoff = annotations?.[HANDOFF_ANNOTATION];
-    return parseLeaseRecord({ ...lease.spec, scheduleLedger, handoff });
+    const candidates = annotations?.[CANDIDATES_ANNOTATION];
+    return parseLeaseRecord({ ...lease.spec, scheduleLedger, handoff, candidates });
   }
 
   protected newObject(record: LeaseRecord): V1Lease {
@@ -122,7 +134,7 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
         },
         record,
       ),
-      spec: toLeaseSpec(record),
+      spec: toLeaseSpec(record, last?.spec),
     };
   }
 }
@@ -142,8 +154,16 @@ export const SCHEDULE_LEDGER_ANNOTATION = 'nest-leader/schedule-ledger';
 export const HANDOFF_ANNOTATION = 'nest-leader/handoff';
 
 /**
- * `metadata` with the record's ledger and handoff marker as annotations (a record without a
- * marker removes it); other annotations are kept.
+ * The annotation of the election's Lease that holds what its candidates advertise (see
+ * `LeaseRecord.candidates`), as a JSON array of
+ * `{"identity","podTemplateHash","priority","startedAt"}`. client-go candidates ignore it and
+ * write it back unchanged.
+ */
+export const CANDIDATES_ANNOTATION = 'nest-leader/candidates';
+
+/**
+ * `metadata` with the record's ledger, handoff marker and candidates as annotations (a record
+ * without a marker or candidates removes that annotation); other annotations are kept.
  */
 function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1ObjectMeta {
   const annotations = { ...metadata.annotations };
@@ -155,18 +175,38 @@ function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1Obje
   } else {
     delete annotations[HANDOFF_ANNOTATION];
   }
+  if (record.candidates !== undefined && record.candidates.length > 0) {
+    annotations[CANDIDATES_ANNOTATION] = formatAdvertisedCandidates(record.candidates);
+  } else {
+    delete annotations[CANDIDATES_ANNOTATION];
+  }
   if (Object.keys(annotations).length === 0 && metadata.annotations === undefined) return metadata;
   return { ...metadata, annotations };
 }
 
-function toLeaseSpec(record: LeaseRecord): V1Lease['spec'] {
+/**
+ * The Lease spec of `record`. A time equal (to the millisecond a `Date` holds) to the one in
+ * `last`, the spec read, is written back as read, microseconds included: a write by a
+ * candidate that only changes annotations must not look like a renewal to client-go, which
+ * compares the whole record, times included.
+ */
+function toLeaseSpec(record: LeaseRecord, last?: V1Lease['spec']): V1Lease['spec'] {
   return {
     holderIdentity: record.holderIdentity,
     leaseDurationSeconds: record.leaseDurationSeconds,
     leaseTransitions: record.leaseTransitions,
-    acquireTime: record.acquireTime && toMicroTime(record.acquireTime),
-    renewTime: record.renewTime && toMicroTime(record.renewTime),
+    acquireTime: specTime(record.acquireTime, last?.acquireTime),
+    renewTime: specTime(record.renewTime, last?.renewTime),
     strategy: record.strategy,
     preferredHolder: record.preferredHolder,
   };
+}
+
+/** `time` as MicroTime; `read` (as client-node delivered it, a string) when it is the same time. */
+function specTime(time: Date | undefined, read: unknown): V1MicroTime | undefined {
+  if (time === undefined) return undefined;
+  if (read !== undefined && parseLeaseTime(read)?.getTime() === time.getTime()) {
+    return read as V1MicroTime;
+  }
+  return toMicroTime(time);
 }

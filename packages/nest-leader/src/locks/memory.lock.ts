@@ -39,6 +39,8 @@ export const MAX_WRITE_LOG = 1000;
 export class MemoryLock implements ResourceLock {
   /** `MemoryLock <name>`. */
   readonly description: string;
+  /** Stores {@link LeaseRecord.candidates} as given (see {@link ResourceLock.storesCandidates}). */
+  readonly storesCandidates = true;
   /** Number of calls per operation, including failed ones. */
   readonly calls: Record<LockOperation, number> = { get: 0, create: 0, update: 0 };
   private stored: { record: LeaseRecord; version: number } | undefined;

@@ -4,6 +4,12 @@
  * `LeaderElectionRecord`). Locks never import the elector.
  */
 
+import {
+  type AdvertisedCandidate,
+  copyAdvertisedCandidates,
+  parseAdvertisedCandidates,
+} from './advertised-candidates.js';
+
 /**
  * The election state kept in the lock: the fields of a Kubernetes `Lease.spec`.
  * Times are wall-clock times written for humans and other tools; the elector never
@@ -39,6 +45,16 @@ export interface LeaseRecord {
    * a lease file); like the ledger, not part of the election record. `undefined` when absent.
    */
   handoff?: LeaseHandoff;
+  /**
+   * What the candidates of this election advertise about themselves (pod template hash,
+   * priority, start time), for the leader to choose whom to hand off to
+   * (`LeaderElector.transferLeadership()` without a target, handoff on stop). Each candidate
+   * adds its entry once when it starts and removes it when it stops; the leader's own writes
+   * carry the list along. Stored beside the election record (the Lease's annotation
+   * `nest-leader/candidates`) only by locks whose {@link ResourceLock.storesCandidates} is
+   * true; not part of the election record. `undefined` when absent.
+   */
+  candidates?: AdvertisedCandidate[];
 }
 
 /** See {@link LeaseRecord.handoff}. */
@@ -101,6 +117,13 @@ export interface ResourceLock {
    * @throws LockConflictError if the record changed since `version` was read.
    */
   update(record: LeaseRecord, version: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * True when the lock stores {@link LeaseRecord.candidates} and a write that changes nothing
+   * else leaves the stored election record exactly as it was (so candidates other than the
+   * holder may write their advertisement; others would see no renewal). Absent or false: the
+   * elector never writes advertisements to it, and there is no preference to hand off by.
+   */
+  readonly storesCandidates?: boolean;
 }
 
 /** A deep copy of a record, so callers and locks never share mutable `Date`s. */
@@ -116,6 +139,8 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.preferredHolder !== undefined) copy.preferredHolder = record.preferredHolder;
   if (record.scheduleLedger !== undefined) copy.scheduleLedger = record.scheduleLedger;
   if (record.handoff !== undefined) copy.handoff = { ...record.handoff };
+  if (record.candidates !== undefined)
+    copy.candidates = copyAdvertisedCandidates(record.candidates);
   return copy;
 }
 
@@ -139,6 +164,8 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (typeof fields.scheduleLedger === 'string') record.scheduleLedger = fields.scheduleLedger;
   const handoff = parseLeaseHandoff(fields.handoff);
   if (handoff) record.handoff = handoff;
+  const candidates = parseAdvertisedCandidates(fields.candidates);
+  if (candidates) record.candidates = candidates;
   return record;
 }
 

@@ -34,6 +34,7 @@ export type LeaderLockKind = LockKind;
  */
 export const ELECTOR_SETTING_MODULE_NAMES = Object.freeze({
   releaseOnStop: 'releaseOnShutdown',
+  handoffOnStop: 'handoffOnShutdown',
 } as const satisfies Partial<Record<LeaderElectorSettingName, string>>);
 
 type RenamedSetting = keyof typeof ELECTOR_SETTING_MODULE_NAMES;
@@ -60,8 +61,9 @@ export function moduleSettingName(
 /**
  * Options of `LeaderModule.forRoot()`/`forRootAsync()`: the default election, and defaults of
  * every named one. Besides its own options, every setting of `LeaderElector` (identity,
- * timings, `watchLease`, `onLost`, `clock`, …) under its own name, except `releaseOnStop`,
- * which is `releaseOnShutdown` here.
+ * timings, `watchLease`, `onLost`, `podTemplateHash`, `priority`, `clock`, …) under its own
+ * name, except `releaseOnStop` and `handoffOnStop`, which are `releaseOnShutdown` and
+ * `handoffOnShutdown` here.
  */
 export interface LeaderModuleOptions extends LeaderModuleElectorSettings {
   /** Name of the Lease (a DNS-1123 subdomain), shared by every replica that competes. Required. */
@@ -78,6 +80,13 @@ export interface LeaderModuleOptions extends LeaderModuleElectorSettings {
    * at once instead of after `leaseDurationSeconds`. Default true.
    */
   releaseOnShutdown?: boolean;
+  /**
+   * On shutdown, with `releaseOnShutdown`, hand the Lease to the preferred replica — one of the
+   * newest pod template (`podTemplateHash`), then the highest `priority`, then the longest
+   * running — instead of releasing it to anyone; release when none advertises itself or the
+   * handoff fails. Default true. (The elector's `handoffOnStop`.)
+   */
+  handoffOnShutdown?: boolean;
   /**
    * Where the Lease lives: a {@link LeaderLockKind}, `{ sidecar: 'http://localhost:4040' }` to
    * follow a `nest-leader-elector` sidecar in the pod (`SidecarLock`), or your own
