@@ -12,6 +12,10 @@ export const CANDIDATE_FLAG_OPTIONS = {
   'renew-deadline': { type: 'string', default: '10s' },
   'retry-period': { type: 'string', default: '2s' },
   'release-on-cancel': { type: 'string', default: 'true' },
+  /** nest-leader only: the candidate's `podTemplateHash` (advertised for handoff preference). */
+  'pod-template-hash': { type: 'string' },
+  /** nest-leader only: the candidate's `priority`, a whole number. */
+  priority: { type: 'string' },
 } as const;
 
 /** `15s`, `1.5s`, `500ms` → ms, as Go's time.ParseDuration for the forms the tests use. */

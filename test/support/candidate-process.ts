@@ -106,6 +106,12 @@ export interface CandidateProcessOptions {
    * Must be false for python (the Python client has no release).
    */
   releaseOnCancel?: boolean;
+  /**
+   * nest-leader only: the candidate's `podTemplateHash` and `priority` (`--pod-template-hash`,
+   * `--priority`): it advertises itself, and a leader it follows may hand off to it on stop.
+   */
+  podTemplateHash?: string;
+  priority?: number;
   /** Further flags for the program. */
   extraArgs?: readonly string[];
   /**
@@ -242,6 +248,10 @@ export class CandidateProcess {
       durationFlag(timings.retryPeriodSeconds),
       `--release-on-cancel=${options.releaseOnCancel ?? true}`,
       ...(options.lock ? ['--lock', options.lock] : []),
+      ...(options.podTemplateHash === undefined
+        ? []
+        : ['--pod-template-hash', options.podTemplateHash]),
+      ...(options.priority === undefined ? [] : ['--priority', String(options.priority)]),
       ...(options.extraArgs ?? []),
     ];
     const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];

@@ -8,6 +8,7 @@
  *     [--namespace default] [--candidates 1] [--lease-duration 15s] [--renew-deadline 10s] \
  *     [--retry-period 2s] [--release-on-cancel=true|false] [--lock lease|configmap] \
  *     [--fenced-db PATH [--pause-file PATH]] [--work-units isLive|signal]
+ *     [--pod-template-hash H] [--priority N]
  *
  * With `--fenced-db`, each candidate is also a fenced writer (the fencing-token test): every
  * 250 ms, if its gate (`elector.term`) says it leads, it appends an entry to the README's
@@ -23,8 +24,10 @@
  * (`unit-refused`) and its term's work ends. The pause test SIGSTOPs it between two units.
  *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
- * `--release-on-cancel`, the Lease is released) and exits 0. A candidate that loses its Lease
- * campaigns again (the library's default), where the client-go program exits.
+ * `--release-on-cancel`, the Lease is released, or handed to the preferred candidate when one
+ * advertises itself: `--pod-template-hash`/`--priority` make a candidate advertise) and exits
+ * 0. A candidate that loses its Lease campaigns again (the library's default), where the
+ * client-go program exits.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
@@ -122,6 +125,8 @@ function main(): void {
   }
   const timings = timingsFromFlags(values);
   const releaseOnStop = values['release-on-cancel'] !== 'false';
+  const podTemplateHash = values['pod-template-hash'];
+  const priority = values.priority === undefined ? undefined : Number(values.priority);
 
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(readFileSync(kubeconfig, 'utf8'));
@@ -144,6 +149,8 @@ function main(): void {
       identity,
       ...timings,
       releaseOnStop,
+      podTemplateHash,
+      priority,
       logger,
       callbacks: {
         onStartedLeading: (term) => {

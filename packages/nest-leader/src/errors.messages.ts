@@ -171,8 +171,9 @@ export function leadershipTransferErrorMessage(
     case 'no-candidate':
       return (
         `${what}: no other candidate advertises itself in it (candidates advertise when they ` +
-        'have a podTemplateHash or priority, on a Lease or memory lock); name the target, or ' +
-        'call stop() to release it to anyone. The term goes on.'
+        'have a podTemplateHash or priority, on a Lease or memory lock)' +
+        (cause === undefined ? '' : `, or it could not be read (${errorText(cause)})`) +
+        '; name the target, or call stop() to release it to anyone. The term goes on.'
       );
     case 'not-leader':
       return `${what}: this candidate is not leading it (or is already handing it over).`;

@@ -16,6 +16,7 @@
  */
 
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
+import type { LeaseRecord } from '../locks/resource-lock.js';
 
 /**
  * At most this many advertisements are kept: a candidate killed without stopping (SIGKILL)
@@ -117,4 +118,26 @@ export function advertises(
       c.priority === entry.priority &&
       c.startedAt.getTime() === entry.startedAt.getTime(),
   );
+}
+
+/**
+ * The candidates of `record` as a candidate taking it over writes them: without the target of
+ * a handoff that was never taken (the record still names it, with the marker it was handed
+ * with, and has expired — else it would not be taken over): that target is gone or stuck, and
+ * a later handoff must not be wasted on it. `self` keeps its own entry.
+ */
+export function withoutUntakenTarget(
+  record: LeaseRecord,
+  self: string,
+): AdvertisedCandidate[] | undefined {
+  const marker = record.handoff;
+  if (
+    marker === undefined ||
+    marker.to === self ||
+    record.holderIdentity !== marker.to ||
+    record.leaseTransitions !== marker.leaseTransitions
+  ) {
+    return record.candidates;
+  }
+  return withoutCandidate(record.candidates, marker.to);
 }

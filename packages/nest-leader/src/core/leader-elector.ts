@@ -6,7 +6,7 @@
 import { LeaderElectionError, LockConflictError } from '../errors.js';
 import { electionMessages } from './election.messages.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import { type Clock, timeoutSignal } from './clock.js';
+import type { Clock } from './clock.js';
 import { ElectionNotifier } from './election-notifier.js';
 import {
   type ElectionLogger,
@@ -28,9 +28,9 @@ import { isWatchableLock } from '../locks/watchable-lock.js';
 import { type TransferLeadershipOptions, withoutHandoff } from './leadership-handoff.js';
 import { LeadershipHandoffSession } from './leadership-handoff.session.js';
 import { type ScheduleLedgerStamp, scheduleLedgerStamp } from './schedule-ledger.stamp.js';
-
-/** How many times `release` re-reads after a conflict before giving up. */
-const MAX_RELEASE_ATTEMPTS = 3;
+import { CandidateAdvertisement } from './candidate-advertisement.js';
+import { withCandidate, withoutUntakenTarget } from './candidate-preference.js';
+import { StopHandover } from './stop-handover.js';
 
 /** What one tryAcquireOrRenew did; `writeStartedMs`: when the winning write was sent. */
 type Attempt =
@@ -96,6 +96,12 @@ export class LeaderElector {
   private stopping: Promise<void> | undefined;
   /** Targeted handoffs: a transfer under way, and recognising a Lease handed to us. */
   private readonly handoffs: LeadershipHandoffSession;
+  /** This candidate's advertisement in the record (`podTemplateHash`/`priority`), if any. */
+  private readonly advertisement: CandidateAdvertisement | undefined;
+  /** The advertisement's write started by `start()`. */
+  private advertising: Promise<void> | undefined;
+  /** The writes on stop: handoff to the preferred candidate or release; the advertisement's removal. */
+  private readonly stopWrites: StopHandover;
 
   /**
    * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
@@ -119,16 +125,25 @@ export class LeaderElector {
     this.observed = new ObservedRecord(this.clock, this.config.leaseDurationMs);
     this.withScheduleLedger = scheduleLedgerStamp(this.config);
     this.holders = new HolderChecks(this.config, this.observed);
-    this.handoffs = new LeadershipHandoffSession(this.config, {
+    const writer = {
       lock: this.lock.description,
-      get: (signal) => this.requests.get(signal),
-      update: (record, version, signal) => this.requests.update(record, version, signal),
-      observe: (current) => this.observe(current),
+      get: (signal: AbortSignal) => this.requests.get(signal),
+      update: (record: LeaseRecord, version: string, signal: AbortSignal) =>
+        this.requests.update(record, version, signal),
+      observe: (current: VersionedLeaseRecord) => this.observe(current),
       now: () => this.clock.wallNow(),
-      nextTransitions: (value) => this.nextTransitions(value),
+      nextTransitions: (value: number) => this.nextTransitions(value),
       finish: this.withScheduleLedger,
+    };
+    this.handoffs = new LeadershipHandoffSession(this.config, {
+      ...writer,
       endTerm: () => this.endTerm(),
     });
+    const entry = this.config.advertisement;
+    this.advertisement =
+      entry &&
+      new CandidateAdvertisement(entry, writer, this.clock, this.config.retryPeriodMs, this.logger);
+    this.stopWrites = new StopHandover(this.config, writer, this.advertisement);
     const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
     this.following = new LockWatchSession(watchable, this.clock, this.logger, {
       onRecord: (current) => {
@@ -205,13 +220,18 @@ export class LeaderElector {
     const controller = new AbortController();
     this.runController = controller;
     this.loop = this.run(controller.signal).catch((error: unknown) => this.fail(error));
+    this.advertising = this.advertisement?.advertise(controller.signal);
   }
 
   /**
    * Stops campaigning: ends the term if any (aborts its signal, awaits `onStoppedLeading`
    * while the Lease is still renewed, so no one takes over under draining work),
-   * then, with `releaseOnStop`, clears the holder of the Lease if it still names us so a
-   * follower takes over at once. Resolves when done; never rejects. Idempotent.
+   * then, with `releaseOnStop`, if the Lease still names us: hands it to the preferred
+   * candidate when one advertises itself (`handoffOnStop`, as `transferLeadership()` without a
+   * target, in the one read and one write a release costs; a failed handoff write is followed
+   * by a release), else clears its holder so a follower takes over at once. Removes this
+   * candidate's advertisement (in that same write, or with a read and a write of its own).
+   * Each step is bounded by renewDeadline. Resolves when done; never rejects. Idempotent.
    * Waits as long as `onStoppedLeading` does, so keep that drain bounded.
    */
   stop(): Promise<void> {
@@ -226,7 +246,8 @@ export class LeaderElector {
     await this.endTerm();
     this.runController?.abort();
     await this.loop;
-    if (this.config.releaseOnStop) await this.release();
+    await this.advertising;
+    await this.stopWrites.finish(this.ownTransitions);
     this.state = 'stopped';
   }
 
@@ -263,17 +284,25 @@ export class LeaderElector {
    * So `leaseTransitions` strictly increases from term to term. Locks without a place for the
    * marker (ConfigMap, sidecar) drop it: the target then waits the bound like everyone else.
    *
-   * @param to - the identity of the candidate to hand leadership to (not this one)
+   * Without `to`, hands to the preferred candidate among those advertising themselves in the
+   * record (`podTemplateHash`, `priority`; see `preferredCandidate`: the newest pod template,
+   * then the highest priority, then the earliest started; never this one), read fresh with one
+   * request before the term ends.
+   *
+   * @param to - the identity of the candidate to hand leadership to (not this one); omit it to
+   *   hand to the preferred candidate
    * @param options - see {@link TransferLeadershipOptions}
    * @returns resolves once the handoff is written (not when the target has taken it)
    * @throws InvalidLeaderElectionOptionError (synchronously) if `to` is empty or this
    *   candidate, or `leaseDurationSeconds` is not a whole number ≥ 1.
    * @throws LeadershipTransferError `not-leader` (synchronously) without a live term or with a
-   *   transfer under way; `lease-lost` or `write-failed` (rejected, after the term ended and
-   *   drained) — after `write-failed` the Lease still names this candidate, which takes it again
-   *   with a new term as usual.
+   *   transfer under way; `no-candidate` (rejected, before the term ends; it goes on) without
+   *   `to` when no other candidate advertises itself or the record cannot be read;
+   *   `lease-lost` or `write-failed` (rejected, after the term ended and drained) — after
+   *   `write-failed` the Lease still names this candidate, which takes it again with a new term
+   *   as usual.
    */
-  transferLeadership(to: string, options: TransferLeadershipOptions = {}): Promise<void> {
+  transferLeadership(to?: string, options: TransferLeadershipOptions = {}): Promise<void> {
     return this.handoffs.transfer(to, options, () => {
       const active = this.current;
       return active && this.isLeader() && this.state === 'running' ? active : undefined;
@@ -501,7 +530,7 @@ export class LeaderElector {
     const next: LeaseRecord = active
       ? { ...record, leaseDurationSeconds, renewTime: now, acquireTime: record.acquireTime ?? now }
       : {
-          ...withoutHandoff(record),
+          ...withoutHandoff(withCandidates(record, withoutUntakenTarget(record, this.identity))),
           holderIdentity: this.identity,
           leaseDurationSeconds,
           acquireTime: now,
@@ -541,6 +570,8 @@ export class LeaderElector {
       renewTime: now,
       leaseTransitions: highest === undefined ? 0 : this.nextTransitions(highest),
     });
+    // The first candidate creates the record with its advertisement (nothing to read yet).
+    if (this.advertisement) created.candidates = withCandidate([], this.advertisement.entry);
     return this.write('create', created, undefined, signal, undefined);
   }
 
@@ -596,53 +627,11 @@ export class LeaderElector {
   private recordWrite(record: LeaseRecord, version: string): void {
     this.observe({ record, version });
   }
+}
 
-  // --- Release: hand the Lease over at once on stop ----------------------------------------
-
-  /**
-   * As client-go's `release`, but re-reads first: clears the holder only if the Lease still
-   * names us at the transitions we wrote, keeping leaseTransitions; re-reads on conflict.
-   */
-  private async release(): Promise<void> {
-    if (this.ownTransitions === undefined) return;
-    const { signal, dispose } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
-    try {
-      for (let attempt = 1; attempt <= MAX_RELEASE_ATTEMPTS; attempt++) {
-        const current = await this.requests.get(signal);
-        if (!current) return;
-        this.observe(current);
-        const { record } = current;
-        if (
-          record.holderIdentity !== this.identity ||
-          record.leaseTransitions !== this.ownTransitions
-        ) {
-          this.logger.debug(
-            electionMessages.releaseSkipped(this.lock.description, record.holderIdentity),
-          );
-          return;
-        }
-        const now = this.clock.wallNow();
-        const released = this.withScheduleLedger({
-          ...record,
-          holderIdentity: '',
-          leaseDurationSeconds: 1,
-          acquireTime: now,
-          renewTime: now,
-        });
-        try {
-          const version = await this.requests.update(released, current.version, signal);
-          this.recordWrite(released, version);
-          this.logger.info(electionMessages.released(this.identity, this.lock.description));
-          return;
-        } catch (error) {
-          if (!(error instanceof LockConflictError) || attempt === MAX_RELEASE_ATTEMPTS)
-            throw error;
-        }
-      }
-    } catch (error) {
-      this.logger.warn(electionMessages.releaseFailed(this.lock.description, error));
-    } finally {
-      dispose();
-    }
-  }
+/** `record` with `candidates` (none: without the field, so the annotation is removed). */
+function withCandidates(record: LeaseRecord, candidates: LeaseRecord['candidates']): LeaseRecord {
+  const next = { ...record, candidates };
+  if (candidates === undefined) delete next.candidates;
+  return next;
 }

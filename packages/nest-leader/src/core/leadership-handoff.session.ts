@@ -5,7 +5,8 @@
  */
 
 import { LeadershipTransferError } from '../errors.js';
-import type { LeaseRecord } from '../locks/resource-lock.js';
+import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import { preferredCandidate } from './candidate-preference.js';
 import { timeoutSignal } from './clock.js';
 import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 import type { LeaderTermLifetime } from './leader-term.js';
@@ -52,8 +53,9 @@ export class LeadershipHandoffSession {
   }
 
   /**
-   * Starts handing the term `leading()` returns to `to`; see `LeaderElector.transferLeadership`
-   * for what is written and the errors.
+   * Starts handing the term `leading()` returns to `to` — without `to`, to the preferred
+   * candidate of the record read first; see `LeaderElector.transferLeadership` for what is
+   * written and the errors.
    * @param leading - the live term of a running elector, or `undefined`; asked only once the
    *   arguments are valid
    * @throws InvalidLeaderElectionOptionError (synchronously) for a bad `to` or bound.
@@ -61,17 +63,20 @@ export class LeadershipHandoffSession {
    *   transfer under way.
    */
   transfer(
-    to: string,
+    to: string | undefined,
     options: TransferLeadershipOptions,
     leading: () => LeaderTermLifetime | undefined,
   ): Promise<void> {
-    validateHandoffTarget(to, this.config.identity);
+    if (to !== undefined) validateHandoffTarget(to, this.config.identity);
     const leaseDurationSeconds = handoffLeaseDurationSeconds(options, this.config.leaseDurationMs);
     const active = leading();
     if (!active || this.underWay) {
       throw new LeadershipTransferError('not-leader', this.host.lock, to);
     }
-    const done = this.handOff(active, to, leaseDurationSeconds);
+    const done =
+      to === undefined
+        ? this.handOffToPreferred(active, leaseDurationSeconds)
+        : this.handOff(active, to, leaseDurationSeconds);
     this.underWay = done.then(
       () => undefined,
       () => undefined,
@@ -93,6 +98,31 @@ export class LeadershipHandoffSession {
     const { identity, logger } = this.config;
     logger.info(handoffMessages.accepting(identity, this.host.lock, record.leaseTransitions));
     return true;
+  }
+
+  /**
+   * Reads the record (its advertisements may be newer than our last renewal), then hands off
+   * to the preferred candidate; rejects `no-candidate`, the term going on, when there is none.
+   */
+  private async handOffToPreferred(
+    active: LeaderTermLifetime,
+    leaseDurationSeconds: number,
+  ): Promise<void> {
+    const { identity, clock, renewDeadlineMs } = this.config;
+    const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
+    let current: VersionedLeaseRecord | undefined;
+    try {
+      current = await this.host.get(signal);
+    } catch (cause) {
+      throw new LeadershipTransferError('no-candidate', this.host.lock, undefined, { cause });
+    } finally {
+      dispose();
+    }
+    if (current) this.host.observe(current);
+    const to = preferredCandidate(current?.record.candidates, identity)?.identity;
+    if (to === undefined) throw new LeadershipTransferError('no-candidate', this.host.lock, to);
+    if (!active.isLive()) throw new LeadershipTransferError('not-leader', this.host.lock, to);
+    return this.handOff(active, to, leaseDurationSeconds);
   }
 
   private async handOff(

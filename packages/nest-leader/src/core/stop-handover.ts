@@ -8,8 +8,14 @@
 
 import { LockConflictError } from '../errors.js';
 import type { LeaseRecord } from '../locks/resource-lock.js';
+import type { CandidateAdvertisement } from './candidate-advertisement.js';
+import { advertisementMessages } from './candidate-advertisement.messages.js';
 import { preferredCandidate, withoutCandidate } from './candidate-preference.js';
+import { timeoutSignal } from './clock.js';
+import { electionMessages } from './election.messages.js';
+import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 import { handoffRecord, type HandoffWriter } from './leadership-handoff.js';
+import { handoffMessages } from './leadership-handoff.messages.js';
 
 /** How many times the stop write re-reads after a conflict before giving up. */
 export const MAX_STOP_WRITE_ATTEMPTS = 3;
@@ -32,8 +38,11 @@ export interface StopHandoverRequest {
 export type StopHandoverOutcome =
   /** Handed to `to` (a handoff record, as `transferLeadership`). */
   | { outcome: 'handed-off'; to: string; leaseDurationSeconds: number }
-  /** Released: holder cleared, `leaseDurationSeconds: 1`, leaseTransitions kept. */
-  | { outcome: 'released' }
+  /**
+   * Released: holder cleared, `leaseDurationSeconds: 1`, leaseTransitions kept; `handoffFailed`:
+   * after a handoff write to the preferred candidate failed.
+   */
+  | { outcome: 'released'; handoffFailed: boolean }
   /** The record no longer names the holder at its transitions (`holder`: whom it names). */
   | { outcome: 'not-ours'; holder: string }
   /** The record does not exist. */
@@ -86,7 +95,7 @@ export async function releaseOrHandOff(
       const version = await writer.update(next, current.version, signal);
       writer.observe({ record: next, version });
       return to === undefined
-        ? { outcome: 'released' }
+        ? { outcome: 'released', handoffFailed: preferred !== request.preferred }
         : { outcome: 'handed-off', to, leaseDurationSeconds };
     } catch (error) {
       if (signal.aborted) throw error;
@@ -96,6 +105,93 @@ export async function releaseOrHandOff(
       } else if (!(error instanceof LockConflictError) || attempt >= MAX_STOP_WRITE_ATTEMPTS) {
         throw error;
       }
+    }
+  }
+}
+
+/** The elector's settings a {@link StopHandover} uses. @internal */
+export type StopHandoverConfig = Pick<
+  ResolvedLeaderElectorOptions,
+  | 'identity'
+  | 'clock'
+  | 'logger'
+  | 'leaseDurationMs'
+  | 'renewDeadlineMs'
+  | 'releaseOnStop'
+  | 'handoffOnStop'
+>;
+
+/**
+ * The writes of a stopping elector, after its term drained and its loop ended (see
+ * `LeaderElector.stop`): the handoff or release ({@link releaseOrHandOff}), then, if that
+ * write did not carry it, the removal of its advertisement. Each bounded by renewDeadline;
+ * failures are logged, never thrown.
+ * @internal
+ */
+export class StopHandover {
+  constructor(
+    private readonly config: StopHandoverConfig,
+    private readonly host: HandoffWriter,
+    private readonly advertisement: CandidateAdvertisement | undefined,
+  ) {}
+
+  /** @param ownTransitions - leaseTransitions of our last write naming us; none: never led. */
+  async finish(ownTransitions: number | undefined): Promise<void> {
+    const withdrawn =
+      this.config.releaseOnStop &&
+      ownTransitions !== undefined &&
+      (await this.release(ownTransitions));
+    if (!this.advertisement || withdrawn) return;
+    const { signal, dispose } = timeoutSignal(this.config.clock, this.config.renewDeadlineMs);
+    try {
+      await this.advertisement.withdraw(signal);
+    } finally {
+      dispose();
+    }
+  }
+
+  /** Hands off or releases; true when our advertisement went with that write. */
+  private async release(ownTransitions: number): Promise<boolean> {
+    const { identity, clock, logger, renewDeadlineMs, handoffOnStop } = this.config;
+    const lock = this.host.lock;
+    const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
+    try {
+      const done = await releaseOrHandOff(
+        this.host,
+        {
+          holder: identity,
+          leaseTransitions: ownTransitions,
+          preferred: handoffOnStop,
+          leaseDurationSeconds: Math.ceil(this.config.leaseDurationMs / 1000),
+          withdraw: this.advertisement !== undefined,
+        },
+        signal,
+        (to, error) =>
+          logger.warn(advertisementMessages.handoffOnStopFailed(identity, lock, to, error)),
+      );
+      switch (done.outcome) {
+        case 'handed-off':
+          logger.info(
+            handoffMessages.handedOff(identity, lock, done.to, done.leaseDurationSeconds),
+          );
+          return true;
+        case 'released':
+          if (this.advertisement && handoffOnStop && !done.handoffFailed) {
+            logger.info(advertisementMessages.noPreferredCandidate(identity, lock));
+          }
+          logger.info(electionMessages.released(identity, lock));
+          return true;
+        case 'not-ours':
+          logger.debug(electionMessages.releaseSkipped(lock, done.holder));
+          return false;
+        case 'missing':
+          return false;
+      }
+    } catch (error) {
+      logger.warn(electionMessages.releaseFailed(lock, error));
+      return false;
+    } finally {
+      dispose();
     }
   }
 }

@@ -142,18 +142,23 @@ export class LeaderElectionService {
    * candidates, client-go's included, see): the term ends and its leader-only work drains
    * (`@LeaderOnly()` calls in flight finish, as on shutdown), then the Lease is written so that
    * `to` takes it at once and nobody else may before `leaseDurationSeconds` (default the
-   * election's leaseDuration) has passed. This replica stays a candidate.
-   * @param to - the identity (e.g. pod name) of the replica to hand leadership to
+   * election's leaseDuration) has passed. This replica stays a candidate. Without `to`, hands
+   * to the preferred replica among those advertising themselves (`podTemplateHash`,
+   * `priority`): one of the newest pod template, then the highest priority, then the longest
+   * running — read from the Lease with one request.
+   * @param to - the identity (e.g. pod name) of the replica to hand leadership to; omit it to
+   *   hand to the preferred one
    * @param options.leaseDurationSeconds - how long the Lease is reserved for `to`, whole seconds
    * @returns resolves once the handoff is written (not when `to` has taken it)
    * @throws LeadershipTransferError `not-leader` (synchronously) when this replica does not
-   *   lead; `lease-lost` or `write-failed` (rejected) after the term ended.
+   *   lead; `no-candidate` (rejected, the term going on) without `to` when no other replica
+   *   advertises itself; `lease-lost` or `write-failed` (rejected) after the term ended.
    * @throws InvalidLeaderElectionOptionError (synchronously) for an empty `to`, this replica's
    *   own identity, or a `leaseDurationSeconds` that is not a whole number ≥ 1.
    * @throws LeaderElectionError if the election's elector is a custom one without
    *   `transferLeadership` (see `ManagedElector`).
    */
-  transferLeadership(to: string, options?: TransferLeadershipOptions): Promise<void> {
+  transferLeadership(to?: string, options?: TransferLeadershipOptions): Promise<void> {
     if (!this.elector.transferLeadership) {
       throw new LeaderElectionError(nestErrorMessages.transferUnsupported(this.name));
     }

@@ -1,0 +1,374 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  InvalidLeaderElectionOptionError,
+  LeaderElector,
+  LeadershipTransferError,
+  type LeaderElectorOptions,
+} from 'nest-leader';
+import { candidate, s, world } from './elector.fixture.js';
+
+type World = ReturnType<typeof world>;
+
+/**
+ * A rollout in memory: `old-1` (template `aaa`) starts and leads; `old-2` (`aaa`) starts 1 s
+ * later, `new-1` (`bbb`) 1 s after that; all have seen the Lease held by `old-1`.
+ */
+async function rollout(w: World, overrides: Partial<LeaderElectorOptions> = {}) {
+  const leader = candidate('old-1', w, { podTemplateHash: 'aaa', ...overrides });
+  leader.elector.start();
+  await w.clock.advance(s(1));
+  const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
+  oldPeer.elector.start();
+  await w.clock.advance(s(1));
+  const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
+  newPod.elector.start();
+  await w.clock.advance(s(1));
+  return { leader, oldPeer, newPod, all: [leader, oldPeer, newPod].map((c) => c.elector) };
+}
+
+function advertised(w: World): string[] {
+  return (w.lock.read()!.record.candidates ?? []).map((c) => c.identity).sort();
+}
+
+async function stopAll(electors: LeaderElector[]): Promise<void> {
+  await Promise.all(electors.map((e) => e.stop()));
+}
+
+describe('LeaderElector: candidates advertise themselves in the election record', () => {
+  test('each candidate with a podTemplateHash advertises itself once, at start, with its start time', async () => {
+    const w = world();
+    const { all } = await rollout(w);
+
+    const candidates = w.lock.read()!.record.candidates!;
+    assert.deepEqual(
+      candidates.map((c) => [c.identity, c.podTemplateHash, c.priority]),
+      [
+        ['old-1', 'aaa', 0],
+        ['old-2', 'aaa', 0],
+        ['new-1', 'bbb', 0],
+      ],
+    );
+    const startedAt = candidates.map(
+      (c) => c.startedAt.getTime() - candidates[0]!.startedAt.getTime(),
+    );
+    assert.deepEqual(startedAt, [0, s(1), s(2)]);
+    await stopAll(all);
+  });
+
+  test('steady state costs nothing: after advertising, the only writes are the leader’s renewals', async () => {
+    const w = world();
+    const { all } = await rollout(w);
+    const writesBefore = w.lock.writes.length;
+
+    await w.clock.advance(s(60));
+
+    const writes = w.lock.writes.slice(writesBefore - w.lock.writes.length);
+    assert.equal(writes.length, 30, 'one renewal per retryPeriod (2 s)');
+    for (const write of writes) {
+      assert.equal(write.record.holderIdentity, 'old-1');
+      assert.equal(write.record.candidates?.length, 3);
+    }
+    await stopAll(all);
+  });
+
+  test('without podTemplateHash or priority a candidate advertises nothing', async () => {
+    const w = world();
+    const a = candidate('a', w);
+    const b = candidate('b', w);
+    a.elector.start();
+    b.elector.start();
+    await w.clock.advance(s(5));
+
+    assert.equal(w.lock.read()!.record.candidates, undefined);
+    await stopAll([a.elector, b.elector]);
+  });
+
+  test('an advertisement is not a renewal: followers still take over leaseDuration after the last real change', async () => {
+    const w = world();
+    w.lock.set({
+      holderIdentity: 'crashed',
+      leaseDurationSeconds: 15,
+      leaseTransitions: 4,
+      acquireTime: w.clock.wallNow(),
+      renewTime: w.clock.wallNow(),
+    });
+    const b = candidate('b', w, { podTemplateHash: 'aaa' });
+    b.elector.start();
+    await w.clock.advance(s(10));
+    const c = candidate('c', w, { podTemplateHash: 'bbb' });
+    c.elector.start();
+    await w.clock.advance(s(1));
+    assert.deepEqual(advertised(w), ['b', 'c'], 'both advertised while "crashed" held it');
+
+    await w.clock.advance(s(6.5));
+
+    assert.equal(b.elector.isLeader(), true, 'b took over 15 s after it saw the record, not later');
+    await stopAll([b.elector, c.elector]);
+  });
+
+  test('a follower removes its advertisement on stop, leaving the election record as it was', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod } = await rollout(w);
+    const before = w.lock.read()!.record;
+
+    await oldPeer.elector.stop();
+
+    const after = w.lock.read()!.record;
+    assert.deepEqual(advertised(w), ['new-1', 'old-1']);
+    assert.equal(after.holderIdentity, before.holderIdentity);
+    assert.deepEqual(after.renewTime, before.renewTime);
+    assert.equal(after.leaseTransitions, before.leaseTransitions);
+    await w.clock.advance(s(5));
+    assert.equal(leader.elector.isLeader(), true, 'the leader renews on');
+    await stopAll([leader.elector, newPod.elector]);
+  });
+
+  test('at most 32 advertisements are kept: the earliest-started are dropped', async () => {
+    const w = world();
+    const electors: LeaderElector[] = [];
+    for (let i = 0; i < 33; i++) {
+      const { elector } = candidate(`c${i}`, w, { priority: 1 });
+      elector.start();
+      electors.push(elector);
+      await w.clock.advance(s(0.1));
+    }
+    await w.clock.advance(s(3));
+
+    const identities = advertised(w);
+    assert.equal(identities.length, 32);
+    assert.equal(identities.includes('c0'), false, 'the earliest started was dropped');
+    await stopAll(electors);
+  });
+});
+
+describe('LeaderElector: transferLeadership() without a target hands to the preferred candidate', () => {
+  test('a rollout: the candidate of the newest pod template takes it, not the older one', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod, all } = await rollout(w);
+
+    const done = leader.elector.transferLeadership();
+    await w.clock.advance(0);
+    await done;
+    assert.deepEqual(w.lock.read()!.record.handoff, { to: 'new-1', leaseTransitions: 1 });
+
+    await w.clock.advance(s(1.2));
+    assert.equal(newPod.elector.isLeader(), true);
+    assert.equal(oldPeer.elector.isLeader(), false);
+    assert.equal(w.lock.read()!.record.leaseTransitions, 2);
+    await stopAll(all);
+  });
+
+  test('priority ranks candidates of one template; the leader never picks itself', async () => {
+    const w = world();
+    const a = candidate('a', w, { podTemplateHash: 'h', priority: 100 });
+    a.elector.start();
+    await w.clock.advance(s(1));
+    const b = candidate('b', w, { podTemplateHash: 'h', priority: 1 });
+    const c = candidate('c', w, { podTemplateHash: 'h', priority: 2 });
+    b.elector.start();
+    c.elector.start();
+    await w.clock.advance(s(1));
+
+    const done = a.elector.transferLeadership();
+    await w.clock.advance(0);
+    await done;
+
+    assert.equal(w.lock.read()!.record.holderIdentity, 'c');
+    await stopAll([a.elector, b.elector, c.elector]);
+  });
+
+  test('no other candidate advertises itself: LeadershipTransferError no-candidate after one read, the term goes on', async () => {
+    const w = world();
+    const a = candidate('a', w, { podTemplateHash: 'h' });
+    const b = candidate('b', w);
+    a.elector.start();
+    await w.clock.advance(s(1));
+    b.elector.start();
+    await w.clock.advance(s(1));
+
+    const rejected = assert.rejects(
+      a.elector.transferLeadership(),
+      (error: unknown) =>
+        error instanceof LeadershipTransferError &&
+        error.reason === 'no-candidate' &&
+        error.to === undefined &&
+        /no other candidate advertises itself/.test(error.message),
+    );
+    await w.clock.advance(0);
+    await rejected;
+    await w.clock.advance(s(2));
+    assert.equal(a.elector.isLeader(), true);
+    assert.equal(a.elector.term?.signal.aborted, false);
+    await stopAll([a.elector, b.elector]);
+  });
+
+  test('a target that never takes the handoff (crashed, its advertisement left behind) is dropped by whoever takes over after the bound', async () => {
+    const w = world();
+    const { leader, newPod, all } = await rollout(w);
+    // new-1 is SIGKILLed: it neither takes the handoff nor removes its advertisement.
+    const ghost = w.lock.read()!.record.candidates!.find((c) => c.identity === 'new-1')!;
+    await newPod.elector.stop();
+    const current = w.lock.read()!;
+    w.lock.set({ ...current.record, candidates: [...current.record.candidates!, ghost] });
+    assert.ok(advertised(w).includes('new-1'));
+
+    const done = leader.elector.transferLeadership();
+    await w.clock.advance(0);
+    await done;
+    assert.equal(w.lock.read()!.record.holderIdentity, 'new-1');
+
+    await w.clock.advance(s(15 + 2.5));
+    const taken = w.lock.read()!.record;
+    assert.ok(taken.holderIdentity === 'old-1' || taken.holderIdentity === 'old-2');
+    assert.equal(
+      taken.candidates?.some((c) => c.identity === 'new-1'),
+      false,
+      'ghost dropped',
+    );
+    await stopAll(all);
+  });
+});
+
+describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
+  test('stop() hands the Lease to the newest-template candidate instead of releasing it, and drops its own advertisement', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod } = await rollout(w);
+    const getsBefore = w.lock.calls.get;
+    const updatesBefore = w.lock.calls.update;
+
+    await leader.elector.stop();
+
+    const { record } = w.lock.read()!;
+    assert.equal(record.holderIdentity, 'new-1');
+    assert.deepEqual(record.handoff, { to: 'new-1', leaseTransitions: 1 });
+    assert.deepEqual(advertised(w), ['new-1', 'old-2']);
+    assert.equal(w.lock.calls.get - getsBefore, 1, 'one read, as a release');
+    assert.equal(w.lock.calls.update - updatesBefore, 1, 'one write, as a release');
+    assert.match(
+      leader.logger.messages().join('\n'),
+      /handed Lease|handed MemoryLock test to "new-1"/,
+    );
+
+    await w.clock.advance(s(1.2));
+    assert.equal(newPod.elector.isLeader(), true);
+    assert.equal(oldPeer.elector.isLeader(), false);
+    await stopAll([oldPeer.elector, newPod.elector]);
+  });
+
+  test('handoffOnStop: false releases to anyone, as before', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod } = await rollout(w, { handoffOnStop: false });
+
+    await leader.elector.stop();
+
+    const { record } = w.lock.read()!;
+    assert.equal(record.holderIdentity, '');
+    assert.equal(record.handoff, undefined);
+    assert.deepEqual(advertised(w), ['new-1', 'old-2']);
+    await stopAll([oldPeer.elector, newPod.elector]);
+  });
+
+  test('releaseOnStop: false writes nothing on stop, handoff included (the advertisement is still removed)', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod } = await rollout(w, { releaseOnStop: false });
+
+    await leader.elector.stop();
+
+    const { record } = w.lock.read()!;
+    assert.equal(record.holderIdentity, 'old-1');
+    assert.equal(record.handoff, undefined);
+    assert.deepEqual(advertised(w), ['new-1', 'old-2']);
+    await stopAll([oldPeer.elector, newPod.elector]);
+  });
+
+  test('no other candidate advertises itself: stop() releases', async () => {
+    const w = world();
+    const a = candidate('a', w, { podTemplateHash: 'h' });
+    const b = candidate('b', w);
+    a.elector.start();
+    await w.clock.advance(s(1));
+    b.elector.start();
+    await w.clock.advance(s(1));
+
+    await a.elector.stop();
+
+    assert.equal(w.lock.read()!.record.holderIdentity, '');
+    assert.equal(w.lock.read()!.record.candidates, undefined);
+    assert.match(a.logger.messages().join('\n'), /no other candidate advertises itself/);
+    await b.elector.stop();
+  });
+
+  test('the handoff write fails: stop() releases instead, in the same stop', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod } = await rollout(w);
+
+    const stopped = leader.elector.stop();
+    w.lock.failNext('update', new Error('connection reset'));
+    await w.clock.advance(0);
+    await stopped;
+
+    assert.equal(w.lock.read()!.record.holderIdentity, '');
+    assert.match(
+      leader.logger.messages().join('\n'),
+      /could not hand .* "new-1" on stop; releasing it instead/,
+    );
+    await w.clock.advance(s(1.2));
+    assert.equal(oldPeer.elector.isLeader() || newPod.elector.isLeader(), true);
+    await stopAll([oldPeer.elector, newPod.elector]);
+  });
+
+  test('the handoff write hangs: stop() still releases within renewDeadline', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod } = await rollout(w);
+    const startMs = w.clock.nowMs();
+
+    let done = false;
+    const stopped = leader.elector.stop().then(() => (done = true));
+    w.lock.hangNext('update');
+    for (let i = 0; i < 100 && !done; i++) await w.clock.advance(s(0.1));
+    await stopped;
+
+    assert.ok(w.clock.nowMs() - startMs <= s(10), `stop took ${w.clock.nowMs() - startMs} ms`);
+    const released = w.lock.writes.filter((write) => write.record.holderIdentity === '');
+    assert.equal(released.length, 1, 'released after the handoff write timed out');
+    assert.match(leader.logger.messages().join('\n'), /releasing it instead: Timed out/);
+    await stopAll([oldPeer.elector, newPod.elector]);
+  });
+});
+
+describe('LeaderElector: preference options', () => {
+  const lockAndIdentity = () => ({ lock: world().lock, identity: 'a' });
+
+  test('podTemplateHash must be a label value; the error names the option and the rule', () => {
+    for (const podTemplateHash of ['', 'has space', '-dash', 'x'.repeat(64), 7]) {
+      assert.throws(
+        () => new LeaderElector({ ...lockAndIdentity(), podTemplateHash } as LeaderElectorOptions),
+        (error: unknown) =>
+          error instanceof InvalidLeaderElectionOptionError &&
+          error.option === 'podTemplateHash' &&
+          /must be a label value/.test(error.message),
+      );
+    }
+  });
+
+  test('priority must be a whole int32; handoffOnStop a boolean', () => {
+    for (const priority of [1.5, 2 ** 31, -(2 ** 31) - 1, '1', Number.NaN]) {
+      assert.throws(
+        () => new LeaderElector({ ...lockAndIdentity(), priority } as LeaderElectorOptions),
+        (error: unknown) =>
+          error instanceof InvalidLeaderElectionOptionError && error.option === 'priority',
+      );
+    }
+    assert.throws(
+      () =>
+        new LeaderElector({
+          ...lockAndIdentity(),
+          handoffOnStop: 'yes',
+        } as unknown as LeaderElectorOptions),
+      (error: unknown) =>
+        error instanceof InvalidLeaderElectionOptionError && error.option === 'handoffOnStop',
+    );
+    assert.doesNotThrow(() => new LeaderElector({ ...lockAndIdentity(), priority: -(2 ** 31) }));
+  });
+});

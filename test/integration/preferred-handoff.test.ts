@@ -1,0 +1,147 @@
+/**
+ * Handoff on stop to the preferred candidate, against the real kube-apiserver with real
+ * processes: a rollout in miniature. Two candidates of the old pod template and one of the new
+ * one advertise themselves (`--pod-template-hash`); the old leader is SIGTERMed and hands the
+ * Lease to the new-template candidate — not to the other old one, which would be replaced next.
+ * Every process authenticates with exactly the elector's RBAC (get, create, update, watch on
+ * Leases): advertising needs no verb more.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader';
+import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
+import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
+import { FAST_TIMINGS } from '../support/candidates.js';
+import { eventually } from '../support/eventually.js';
+import { CandidateProcess } from '../support/candidate-process.js';
+import { LeaseSampler } from '../support/leadership-timeline.js';
+
+const cluster = getTestCluster();
+const admin = coordinationApi(cluster);
+const LEASE_MS = FAST_TIMINGS.leaseDurationSeconds * 1000;
+const RETRY_MS = FAST_TIMINGS.retryPeriodSeconds * 1000;
+/** Each candidate its own user, with exactly the elector's verbs. */
+const USERS = ['alice', 'bob', 'carol'] as const;
+
+async function readLease(name: string) {
+  return admin.readNamespacedLease({ name, namespace: cluster.namespace });
+}
+
+describe('handoff on stop to the newest pod template (real processes, real kube-apiserver)', () => {
+  const processes: CandidateProcess[] = [];
+
+  before(async () => {
+    for (const user of USERS) await grantLeaseAccess(cluster, user, ELECTOR_VERBS);
+  });
+  after(async () => {
+    await Promise.all(processes.map((p) => p.dispose()));
+    for (const user of USERS) await revokeLeaseAccess(cluster, user);
+  });
+
+  async function spawn(
+    leaseName: string,
+    identity: string,
+    user: (typeof USERS)[number],
+    podTemplateHash: string,
+  ): Promise<CandidateProcess> {
+    const candidate = await CandidateProcess.start({
+      implementation: 'nest-leader',
+      kubeconfigPath: cluster.identities[user]!.kubeconfigPath,
+      leaseName,
+      namespace: cluster.namespace,
+      identity,
+      timings: FAST_TIMINGS,
+      podTemplateHash,
+    });
+    processes.push(candidate);
+    await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
+    return candidate;
+  }
+
+  test('SIGTERM to the old leader hands the Lease to the new-template candidate: one new term, no wait', async () => {
+    const leaseName = uniqueLeaseName('preferred');
+    const oldLeader = await spawn(leaseName, 'web-aaa-1', 'alice', 'aaa');
+    await oldLeader.waitFor((e) => e.event === 'started', LEASE_MS + 3 * RETRY_MS, 'started');
+    const oldPeer = await spawn(leaseName, 'web-aaa-2', 'bob', 'aaa');
+    const newPod = await spawn(leaseName, 'web-bbb-1', 'carol', 'bbb');
+
+    // Every candidate's advertisement is on the Lease (written once each, at start).
+    await eventually(
+      async () => {
+        const lease = await readLease(leaseName);
+        const advertised = parseAdvertisedCandidates(
+          lease.metadata?.annotations?.[CANDIDATES_ANNOTATION],
+        );
+        const identities = (advertised ?? []).map((c) => c.identity).sort();
+        assert.deepEqual(identities, ['web-aaa-1', 'web-aaa-2', 'web-bbb-1']);
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+    for (const follower of [oldPeer, newPod]) {
+      await follower.waitFor(
+        (e) => e.event === 'new-leader' && e.leader === oldLeader.identity,
+        LEASE_MS + 3 * RETRY_MS,
+        'new-leader web-aaa-1',
+      );
+    }
+    const before = await readLease(leaseName);
+    assert.equal(before.spec?.holderIdentity, 'web-aaa-1', 'still the first leader');
+    const transitionsBefore = before.spec?.leaseTransitions ?? 0;
+    const sampler = new LeaseSampler(admin, leaseName, cluster.namespace, 20);
+
+    try {
+      const killedMs = oldLeader.kill('SIGTERM');
+      const started = await newPod.waitFor(
+        (e) => e.event === 'started' && e.monotonicMs > killedMs,
+        LEASE_MS + 3 * RETRY_MS,
+        'started after the SIGTERM',
+      );
+      const exit = await oldLeader.exited;
+      assert.equal(exit.code, 0, 'the old leader exits 0 on SIGTERM');
+      const stopped = oldLeader.events.find((e) => e.event === 'stopped')!;
+      // Let a wrong second takeover show up, if one were coming.
+      await new Promise((r) => setTimeout(r, 2 * RETRY_MS));
+
+      assert.equal(
+        oldPeer.eventsWhere((e) => e.event === 'started').length,
+        0,
+        'the other old-template candidate never led',
+      );
+      assert.equal(newPod.eventsWhere((e) => e.event === 'started').length, 1, 'one new term');
+      const afterLease = await readLease(leaseName);
+      assert.equal(afterLease.spec?.holderIdentity, 'web-bbb-1');
+      // +1 for the handoff record naming the target, +1 for the target's own term.
+      assert.equal(afterLease.spec?.leaseTransitions, transitionsBefore + 2);
+      assert.equal(started.leaseTransitions, transitionsBefore + 2);
+      const holders = [...new Set(sampler.samples.map((s) => s.holderIdentity))];
+      assert.deepEqual(
+        holders.filter((h) => h !== 'web-aaa-1' && h !== 'web-bbb-1'),
+        [],
+        `the Lease named only the old leader and the target (samples: ${holders.join(', ')})`,
+      );
+      assert.ok(
+        sampler.samples.every((s) => s.holderIdentity !== ''),
+        'never released to anyone',
+      );
+      const advertised = parseAdvertisedCandidates(
+        afterLease.metadata?.annotations?.[CANDIDATES_ANNOTATION],
+      );
+      assert.deepEqual(
+        (advertised ?? []).map((c) => c.identity).sort(),
+        ['web-aaa-2', 'web-bbb-1'],
+        'the old leader removed its advertisement in its last write',
+      );
+
+      const leaderlessMs = started.monotonicMs - stopped.monotonicMs;
+      const sigtermToStartMs = started.monotonicMs - killedMs;
+      console.log(
+        `# handoff on stop: term end → new term ${Math.round(leaderlessMs)} ms, ` +
+          `SIGTERM → new term ${Math.round(sigtermToStartMs)} ms`,
+      );
+      // The target watches the Lease: it takes the handoff at once, never after a leaseDuration.
+      assert.ok(leaderlessMs < LEASE_MS, `leaderless for ${Math.round(leaderlessMs)} ms`);
+    } finally {
+      await sampler.stop();
+    }
+  });
+});
