@@ -144,4 +144,40 @@ describe('handoff on stop to the newest pod template (real processes, real kube-
       await sampler.stop();
     }
   });
+
+  test("a follower's advertisement leaves a client-go leader's spec byte for byte (microseconds included): no false renewal", async () => {
+    const leaseName = uniqueLeaseName('advert-spec');
+    // As client-go writes it: MicroTime with six significant fractional digits.
+    const spec = {
+      holderIdentity: 'go-leader',
+      leaseDurationSeconds: 15,
+      acquireTime: '2026-01-30T10:00:00.123456Z',
+      renewTime: '2026-01-30T10:00:01.654321Z',
+      leaseTransitions: 7,
+    };
+    await admin.createNamespacedLease({
+      namespace: cluster.namespace,
+      body: { metadata: { name: leaseName, namespace: cluster.namespace }, spec: spec as never },
+    });
+    // client-node leaves MicroTime fields as the strings the API server sent.
+    const readRaw = async () => {
+      const lease = await readLease(leaseName);
+      return { spec: lease.spec!, annotations: lease.metadata?.annotations ?? {} };
+    };
+    const before = await readRaw();
+
+    const follower = await spawn(leaseName, 'web-ccc-1', 'alice', 'ccc');
+    await eventually(
+      async () => {
+        const { annotations } = await readRaw();
+        assert.ok(annotations[CANDIDATES_ANNOTATION]?.includes('web-ccc-1'));
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+
+    const after = await readRaw();
+    assert.deepEqual(after.spec, before.spec);
+    assert.equal(String(after.spec.renewTime), '2026-01-30T10:00:01.654321Z');
+    assert.equal(follower.eventsWhere((e) => e.event === 'started').length, 0);
+  });
 });
