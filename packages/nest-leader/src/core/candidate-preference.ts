@@ -20,7 +20,7 @@ import type { LeaseRecord } from '../locks/resource-lock.js';
 
 /**
  * At most this many advertisements are kept: a candidate killed without stopping (SIGKILL)
- * leaves its entry behind until a handoff to it fails (see {@link withoutCandidate}); the cap
+ * leaves its entry behind until a handoff to it fails (see `withoutUntakenTarget`); the cap
  * bounds the annotation if many do. Adding one more drops the earliest-started entries.
  */
 export const MAX_ADVERTISED_CANDIDATES = 32;
