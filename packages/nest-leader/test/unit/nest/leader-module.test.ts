@@ -149,6 +149,22 @@ describe('invalid options fail at bootstrap, naming the option and the rule', ()
       /did you mean "releaseOnShutdown"/,
     ],
     [
+      'handoffOnShutdown (the elector’s handoffOnStop) not a boolean: named as written',
+      {
+        leaseName: LEASE_NAME,
+        lock: 'memory',
+        handoffOnShutdown: 'yes',
+      } as unknown as Partial<LeaderModuleOptions>,
+      'handoffOnShutdown',
+      /must be a boolean/,
+    ],
+    [
+      'a podTemplateHash that is not a label value',
+      { leaseName: LEASE_NAME, lock: 'memory', podTemplateHash: 'a b' },
+      'podTemplateHash',
+      /must be a label value/,
+    ],
+    [
       'retryPeriodSeconds 9 with the default renewDeadline',
       { leaseName: LEASE_NAME, lock: 'memory', retryPeriodSeconds: 9 },
       'retryPeriodSeconds',

@@ -83,6 +83,52 @@ test('shutdown releases the Lease after shutdownGraceMs even if work never finis
   assert.equal(lock.read()?.record.holderIdentity, '');
 });
 
+/** The leader advertises template `aaa`; a replica of the newer template `bbb` advertised itself. */
+async function leaderBesideNewerReplica(leader: Record<string, unknown>) {
+  const lock = new MemoryLock();
+  const clock = new ManualClock();
+  const replica = await startReplica({
+    role: 'leader',
+    lock,
+    clock,
+    leader: { podTemplateHash: 'aaa', priority: 1, ...leader },
+  });
+  await clock.settle();
+  const { record } = lock.read()!;
+  const startedAt = new Date(clock.wallNow().getTime() + 60_000);
+  lock.set({
+    ...record,
+    candidates: [
+      ...record.candidates!,
+      { identity: 'pod-bbb', podTemplateHash: 'bbb', priority: 0, startedAt },
+    ],
+  });
+  return replica;
+}
+
+test('LeaderModule passes podTemplateHash and priority to the elector: shutdown hands the Lease to the newer replica', async () => {
+  const { app, lock } = await leaderBesideNewerReplica({});
+  assert.deepEqual(
+    lock.read()!.record.candidates!.map((c) => [c.identity, c.podTemplateHash, c.priority]),
+    [
+      [SELF, 'aaa', 1],
+      ['pod-bbb', 'bbb', 0],
+    ],
+  );
+
+  await app.close();
+
+  const { record } = lock.read()!;
+  assert.equal(record.holderIdentity, 'pod-bbb');
+  assert.deepEqual(record.handoff, { to: 'pod-bbb', leaseTransitions: 1 });
+});
+
+test('with handoffOnShutdown: false shutdown releases the Lease to anyone', async () => {
+  const { app, lock } = await leaderBesideNewerReplica({ handoffOnShutdown: false });
+  await app.close();
+  assert.equal(lock.read()?.record.holderIdentity, '');
+});
+
 test('with releaseOnShutdown: false the Lease keeps naming this replica after shutdown', async () => {
   const lock = new MemoryLock();
   const replica = await startReplica({
