@@ -5,6 +5,8 @@
  * its own: it already holds the record. The shape, its stored JSON form and its lenient parser.
  */
 
+import { parseStoredJson } from './stored-json.js';
+
 /** One candidate's advertisement (see `LeaseRecord.candidates`). */
 export interface AdvertisedCandidate {
   /** The candidate's identity (its `holderIdentity` when it leads). */
@@ -26,14 +28,7 @@ export interface AdvertisedCandidate {
  * absent or not an array. Never throws: foreign writers may store anything.
  */
 export function parseAdvertisedCandidates(value: unknown): AdvertisedCandidate[] | undefined {
-  let entries: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      entries = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
+  const entries = parseStoredJson(value);
   if (!Array.isArray(entries)) return undefined;
   const byIdentity = new Map<string, AdvertisedCandidate>();
   for (const entry of entries) {

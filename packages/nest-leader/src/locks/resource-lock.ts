@@ -9,6 +9,7 @@ import {
   copyAdvertisedCandidates,
   parseAdvertisedCandidates,
 } from './advertised-candidates.js';
+import { parseStoredJson } from './stored-json.js';
 
 /**
  * The election state kept in the lock: the fields of a Kubernetes `Lease.spec`.
@@ -174,14 +175,7 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
  * JSON text (a Lease annotation); `undefined` when absent or malformed. Never throws.
  */
 export function parseLeaseHandoff(value: unknown): LeaseHandoff | undefined {
-  let fields: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      fields = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
+  const fields = parseStoredJson(value);
   if (typeof fields !== 'object' || fields === null) return undefined;
   const { to, leaseTransitions } = fields as Record<string, unknown>;
   if (typeof to !== 'string' || to === '') return undefined;

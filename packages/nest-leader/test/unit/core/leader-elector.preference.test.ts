@@ -256,31 +256,28 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     await stopAll([oldPeer.elector, newPod.elector]);
   });
 
-  test('handoffOnStop: false releases to anyone, as before', async () => {
-    const w = world();
-    const { leader, oldPeer, newPod } = await rollout(w, { handoffOnStop: false });
+  const withoutHandoff: [string, Partial<LeaderElectorOptions>, string][] = [
+    ['handoffOnStop: false releases to anyone, as before', { handoffOnStop: false }, ''],
+    [
+      'releaseOnStop: false leaves the Lease held, no handoff either; only the advertisement goes',
+      { releaseOnStop: false },
+      'old-1',
+    ],
+  ];
+  for (const [name, overrides, holder] of withoutHandoff) {
+    test(name, async () => {
+      const w = world();
+      const { leader, oldPeer, newPod } = await rollout(w, overrides);
 
-    await leader.elector.stop();
+      await leader.elector.stop();
 
-    const { record } = w.lock.read()!;
-    assert.equal(record.holderIdentity, '');
-    assert.equal(record.handoff, undefined);
-    assert.deepEqual(advertised(w), ['new-1', 'old-2']);
-    await stopAll([oldPeer.elector, newPod.elector]);
-  });
-
-  test('releaseOnStop: false writes nothing on stop, handoff included (the advertisement is still removed)', async () => {
-    const w = world();
-    const { leader, oldPeer, newPod } = await rollout(w, { releaseOnStop: false });
-
-    await leader.elector.stop();
-
-    const { record } = w.lock.read()!;
-    assert.equal(record.holderIdentity, 'old-1');
-    assert.equal(record.handoff, undefined);
-    assert.deepEqual(advertised(w), ['new-1', 'old-2']);
-    await stopAll([oldPeer.elector, newPod.elector]);
-  });
+      const { record } = w.lock.read()!;
+      assert.equal(record.holderIdentity, holder);
+      assert.equal(record.handoff, undefined);
+      assert.deepEqual(advertised(w), ['new-1', 'old-2']);
+      await stopAll([oldPeer.elector, newPod.elector]);
+    });
+  }
 
   test('no other candidate advertises itself: stop() releases', async () => {
     const w = world();
