@@ -27,6 +27,17 @@ async function rollout(w: World, overrides: Partial<LeaderElectorOptions> = {}) 
   return { leader, oldPeer, newPod, all: [leader, oldPeer, newPod].map((c) => c.elector) };
 }
 
+/** `a` advertises itself and leads; `b`, which advertises nothing, follows. */
+async function soleAdvertiser(w: World) {
+  const a = candidate('a', w, { podTemplateHash: 'h' });
+  const b = candidate('b', w);
+  a.elector.start();
+  await w.clock.advance(s(1));
+  b.elector.start();
+  await w.clock.advance(s(1));
+  return { a, b };
+}
+
 function advertised(w: World): string[] {
   return (w.lock.read()!.record.candidates ?? []).map((c) => c.identity).sort();
 }
@@ -180,12 +191,7 @@ describe('LeaderElector: transferLeadership() without a target hands to the pref
 
   test('no other candidate advertises itself: LeadershipTransferError no-candidate after one read, the term goes on', async () => {
     const w = world();
-    const a = candidate('a', w, { podTemplateHash: 'h' });
-    const b = candidate('b', w);
-    a.elector.start();
-    await w.clock.advance(s(1));
-    b.elector.start();
-    await w.clock.advance(s(1));
+    const { a, b } = await soleAdvertiser(w);
 
     const rejected = assert.rejects(
       a.elector.transferLeadership(),
@@ -281,12 +287,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
 
   test('no other candidate advertises itself: stop() releases', async () => {
     const w = world();
-    const a = candidate('a', w, { podTemplateHash: 'h' });
-    const b = candidate('b', w);
-    a.elector.start();
-    await w.clock.advance(s(1));
-    b.elector.start();
-    await w.clock.advance(s(1));
+    const { a, b } = await soleAdvertiser(w);
 
     await a.elector.stop();
 
