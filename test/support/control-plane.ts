@@ -75,7 +75,23 @@ export interface StartControlPlaneOptions {
   port?: number;
   /** How long to wait for the `KUBECONFIG=` line, ms; default 20 minutes (covers a cold build). */
   startTimeoutMs?: number;
+  /**
+   * Further kube-apiserver flags (after `--`), e.g. {@link COORDINATED_ELECTION_APISERVER_ARGS};
+   * kept across {@link ControlPlane.restart}.
+   */
+  apiserverArgs?: readonly string[];
 }
+
+/**
+ * The kube-apiserver flags of coordinated leader election (KEP-4355; beta, off by default
+ * through 1.36): the feature gate runs the election controller inside kube-apiserver, the
+ * runtime config serves `coordination.k8s.io/v1beta1` LeaseCandidates. Only the tests of
+ * coordinated mode start a control plane with them.
+ */
+export const COORDINATED_ELECTION_APISERVER_ARGS: readonly string[] = [
+  '--feature-gates=CoordinatedLeaderElection=true',
+  '--runtime-config=coordination.k8s.io/v1beta1=true',
+];
 
 /**
  * Builds (cached) and starts `test/control-plane`, resolving once kube-apiserver's `/readyz`
@@ -88,7 +104,8 @@ export async function startControlPlane(
 ): Promise<ControlPlane> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'nest-leader-cp-'));
   const startTimeoutMs = options.startTimeoutMs ?? 20 * 60_000;
-  let server = await launch(stateDir, options.port, startTimeoutMs);
+  const apiserverArgs = options.apiserverArgs ?? [];
+  let server = await launch(stateDir, options.port, startTimeoutMs, apiserverArgs);
   const info = JSON.parse(readFileSync(join(stateDir, 'server.json'), 'utf8')) as ServerJson;
 
   const identities: Record<string, ClusterIdentity> = {};
@@ -111,7 +128,7 @@ export async function startControlPlane(
     stop: (timeoutMs = 30_000) => server.stop(timeoutMs),
     async restart() {
       await server.stop(30_000);
-      server = await launch(stateDir, info.port, startTimeoutMs);
+      server = await launch(stateDir, info.port, startTimeoutMs, apiserverArgs);
     },
   };
   return plane;
@@ -122,9 +139,11 @@ function launch(
   stateDir: string,
   port: number | undefined,
   startTimeoutMs: number,
+  apiserverArgs: readonly string[],
 ): Promise<ControlPlaneProcess> {
   const args = envtestArgs();
   if (port !== undefined) args.push('--port', String(port));
+  if (apiserverArgs.length > 0) args.push('--', ...apiserverArgs);
   return startControlPlaneProcess({ stateDir, args, startTimeoutMs, progress: reportProgress });
 }
 
