@@ -130,6 +130,14 @@ export {
   SCHEDULE_LEDGER_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/lease.lock.js';
+export type { Candidacy, CandidacyListener } from './locks/candidacy.js';
+export {
+  DEFAULT_CANDIDATE_RENEW_INTERVAL_MS,
+  DEFAULT_PING_CHECK_INTERVAL_MS,
+  LeaseCandidateRegistration,
+  OLDEST_EMULATION_VERSION,
+  type LeaseCandidateRegistrationOptions,
+} from './locks/lease-candidate.registration.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
 export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
 export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';

@@ -142,4 +142,7 @@ export const electionOptionRules = {
     `must be a label value: 1 to ${maxLength} letters, digits, '-', '_' or '.', starting and ` +
     "ending with a letter or digit (the pod's pod-template-hash label)",
   priority: 'must be a whole number from -2147483648 to 2147483647 (higher is preferred)',
+  coordinated: (identity: string) =>
+    `must be a candidacy (e.g. a LeaseCandidateRegistration) whose identity is this ` +
+    `elector's ("${identity}")`,
 } as const;

@@ -6,6 +6,7 @@
  */
 
 import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import { namedByController, preferredSuccessor } from './coordinated-election.js';
 import { electionMessages } from './election.messages.js';
 import { followerMessages } from './follower.messages.js';
 import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
@@ -14,7 +15,7 @@ import type { ObservedRecord } from './observed-record.js';
 /** The elector's settings the holder checks use (the clock: to say until when). @internal */
 export type HolderChecksConfig = Pick<
   ResolvedLeaderElectorOptions,
-  'identity' | 'lock' | 'clock' | 'logger'
+  'identity' | 'lock' | 'clock' | 'logger' | 'coordinated'
 >;
 
 /** What the elector knows of a record besides the record itself. @internal */
@@ -57,6 +58,7 @@ export class HolderChecks {
    */
   mustWaitFor(current: VersionedLeaseRecord, context: HolderCheckContext): boolean {
     const { record } = current;
+    if (this.config.coordinated) return !this.namedByCoordination(record, context);
     const ours = context.handedToUs || this.writtenByUs(record, context.ownTransitions);
     const heldByOther = record.holderIdentity !== '' && !ours;
     if (!heldByOther || this.observed.expired() || this.provenGone(current)) return false;
@@ -80,6 +82,22 @@ export class HolderChecks {
   /** A term began: the Lease this candidate took was its own; no namesake suspected. */
   termBegan(): void {
     this.sharedIdentitySuspected = false;
+  }
+
+  /**
+   * Coordinated mode (see `LeaderElectorOptions.coordinated`): a Lease is this candidate's to
+   * take up only when it names it — as the election controller names a holder (no
+   * `acquireTime`; not while a namesake is suspected), as a handoff to it, or as its own last
+   * write — has not expired by our observation, and does not prefer someone else. A free or
+   * expired Lease is the controller's to assign: always waited for.
+   */
+  private namedByCoordination(record: LeaseRecord, context: HolderCheckContext): boolean {
+    const { identity } = this.config;
+    const named =
+      context.handedToUs ||
+      this.writtenByUs(record, context.ownTransitions) ||
+      (!this.sharedIdentitySuspected && namedByController(record, identity));
+    return named && !this.observed.expired() && !preferredSuccessor(record, identity);
   }
 
   private writtenByUs(record: LeaseRecord, ownTransitions: number | undefined): boolean {

@@ -5,6 +5,7 @@
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
+import type { Candidacy } from '../locks/candidacy.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { type Clock, SystemClock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
@@ -173,6 +174,18 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    * when no other candidate advertises itself or the handoff write fails. Default true.
    */
   handoffOnStop?: boolean;
+  /**
+   * Take part in Kubernetes' coordinated leader election (KEP-4355) through this candidacy
+   * (`LeaseCandidateRegistration`, whose `identity` must be this elector's): the API server's
+   * election controller picks the holder and this candidate only follows the Lease, as
+   * client-go with `Coordinated: true`. It registers when started and withdraws on stop (before
+   * the release); it never creates the Lease and never takes a free or expired one; it leads
+   * while the Lease names it (a Lease the controller names it in carries no `acquireTime`),
+   * taking up the term with a write of `leaseTransitions + 1` and `acquireTime` (the controller
+   * never changes `leaseTransitions`: this keeps the fencing token strictly increasing); it
+   * keeps `spec.strategy`. Default: not coordinated (an ordinary candidate).
+   */
+  coordinated?: Candidacy;
 }
 
 /** See {@link LeaderElectorOptions.scheduleLedger}. */
@@ -366,6 +379,7 @@ export const LEADER_ELECTOR_OPTION_KINDS = Object.freeze({
   podTemplateHash: 'setting',
   priority: 'setting',
   handoffOnStop: 'setting',
+  coordinated: 'wiring',
 } as const satisfies Record<keyof LeaderElectorOptions, 'setting' | 'wiring'>);
 
 /** Names of the `'setting'` options in {@link LEADER_ELECTOR_OPTION_KINDS}. */
@@ -417,6 +431,8 @@ export interface ResolvedLeaderElectorOptions {
    */
   advertisement: AdvertisedCandidate | undefined;
   handoffOnStop: boolean;
+  /** `undefined`: an ordinary (not coordinated) candidate. */
+  coordinated: Candidacy | undefined;
   /** Default `SystemClock`. */
   clock: Clock;
   /** Default {@link consoleElectionLogger}. */
@@ -496,6 +512,17 @@ export function resolveLeaderElectorOptions(
     advertisement = { identity, priority: priority ?? 0, startedAt: clock.wallNow() };
     if (podTemplateHash !== undefined) advertisement.podTemplateHash = podTemplateHash;
   }
+  const coordinated = options.coordinated;
+  if (
+    coordinated !== undefined &&
+    (typeof coordinated?.run !== 'function' || coordinated.identity !== identity)
+  ) {
+    throw new InvalidLeaderElectionOptionError(
+      'coordinated',
+      electionOptionRules.coordinated(identity),
+      coordinated?.identity,
+    );
+  }
   const renewDeadlineMs = timings.renewDeadlineSeconds * 1000;
   return {
     lock,
@@ -514,6 +541,7 @@ export function resolveLeaderElectorOptions(
     scheduleLedger,
     advertisement,
     handoffOnStop,
+    coordinated,
     clock,
     logger: options.logger ?? consoleElectionLogger,
   };

@@ -31,6 +31,8 @@ import { type ScheduleLedgerStamp, scheduleLedgerStamp } from './schedule-ledger
 import { CandidateAdvertisement } from './candidate-advertisement.js';
 import { withCandidate, withoutUntakenTarget } from './candidate-preference.js';
 import { StopHandover } from './stop-handover.js';
+import { CandidacySession, preferredSuccessor } from './coordinated-election.js';
+import { coordinatedMessages } from './coordinated-election.messages.js';
 
 /** What one tryAcquireOrRenew did; `writeStartedMs`: when the winning write was sent. */
 type Attempt =
@@ -57,6 +59,12 @@ const FAILED: Attempt = { outcome: 'failed' };
  * lease has expired by this candidate's observation, continuing from the highest
  * `leaseTransitions` it has seen — so the term's `leaseTransitions` is a strictly increasing
  * fencing token (see the README's safety section for the limits).
+ *
+ * A leader whose Lease names another candidate as `spec.preferredHolder` hands it over as
+ * {@link LeaderElector.transferLeadership} does (client-go honours it only in coordinated
+ * mode, by no longer renewing). With the `coordinated` option the candidate takes part in
+ * Kubernetes' coordinated leader election instead of taking the Lease itself (see
+ * `LeaderElectorOptions.coordinated`).
  *
  * @example
  * const elector = new LeaderElector({ lock, identity: resolveIdentity(), callbacks: { … } });
@@ -102,6 +110,8 @@ export class LeaderElector {
   private advertising: Promise<void> | undefined;
   /** The writes on stop: handoff to the preferred candidate or release; the advertisement's removal. */
   private readonly stopWrites: StopHandover;
+  /** The coordinated election's candidacy (does nothing without the `coordinated` option). */
+  private readonly candidacy: CandidacySession;
 
   /**
    * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
@@ -125,6 +135,7 @@ export class LeaderElector {
     this.observed = new ObservedRecord(this.clock, this.config.leaseDurationMs);
     this.withScheduleLedger = scheduleLedgerStamp(this.config);
     this.holders = new HolderChecks(this.config, this.observed);
+    this.candidacy = new CandidacySession(this.config.coordinated, this.logger, this.clock);
     const writer = {
       lock: this.lock.description,
       get: (signal: AbortSignal) => this.requests.get(signal),
@@ -219,6 +230,7 @@ export class LeaderElector {
     this.state = 'running';
     const controller = new AbortController();
     this.runController = controller;
+    this.candidacy.start();
     this.loop = this.run(controller.signal).catch((error: unknown) => this.fail(error));
     this.advertising = this.advertisement?.advertise(controller.signal);
   }
@@ -247,6 +259,8 @@ export class LeaderElector {
     this.runController?.abort();
     await this.loop;
     await this.advertising;
+    // Withdrawn before the handoff or release, so the election controller does not pick us again.
+    await this.candidacy.stop();
     await this.stopWrites.finish(this.ownTransitions);
     this.state = 'stopped';
   }
@@ -265,7 +279,8 @@ export class LeaderElector {
    * every candidate already waits for a Lease held by someone else, so nobody — nest-leader of
    * any version or client-go — can take it in between, and a dead target costs exactly the
    * bound; a released Lease would be taken at once by any client-go candidate (and
-   * `preferredHolder` belongs to Kubernetes' coordinated election).
+   * `preferredHolder` is for asking a leader to hand over: it is honoured with this very write,
+   * which clears it).
    *
    * - The target, if it is a nest-leader candidate, recognises the marker (a Lease naming it
    *   that it did not write is otherwise treated as a namesake's and waited out) and takes it
@@ -406,6 +421,7 @@ export class LeaderElector {
     this.current = active;
     this.holders.termBegan();
     this.notifier.startedLeading(active.term);
+    this.honourPreferredHolder();
   }
 
   // --- Renew: every retryPeriod; step down when renewDeadline passes without success -------
@@ -430,6 +446,7 @@ export class LeaderElector {
       if (attempt.outcome === 'leading') {
         active.renewed(attempt.writeStartedMs);
         this.notifier.renewed(active.term);
+        this.honourPreferredHolder();
       } else if (attempt.outcome === 'held-by-other') {
         active.lose('lease-taken-over');
       } else if (attempt.outcome === 'lease-deleted') {
@@ -437,6 +454,21 @@ export class LeaderElector {
       }
       // 'failed': retry at the next start until the step-down timer ends the term.
     }
+  }
+
+  /**
+   * The Lease names another `preferredHolder` while we lead (Kubernetes' election controller,
+   * or a user with kubectl): hand it over as `transferLeadership` does, where client-go's
+   * coordinated mode stops renewing and lets it expire. The term keeps renewing while it drains.
+   */
+  private honourPreferredHolder(): void {
+    const to = preferredSuccessor(this.observed.record, this.identity);
+    if (!to || this.handoffs.settled || !this.isLeader() || this.state !== 'running') return;
+    const lock = this.lock.description;
+    this.logger.info(coordinatedMessages.preferredHolder(this.identity, lock, to));
+    this.transferLeadership(to).catch((error: unknown) =>
+      this.logger.warn(coordinatedMessages.preferredHandoffFailed(lock, to, error)),
+    );
   }
 
   /**
@@ -535,7 +567,13 @@ export class LeaderElector {
           leaseDurationSeconds,
           acquireTime: now,
           renewTime: now,
-          leaseTransitions: this.nextTransitions(record.leaseTransitions),
+          leaseTransitions: this.nextTransitions(
+            // Coordinated: the election controller never bumps leaseTransitions (and may
+            // recreate the Lease at 0), so our token continues from the highest we have seen.
+            this.config.coordinated
+              ? Math.max(record.leaseTransitions, this.observed.highestTransitions ?? 0)
+              : record.leaseTransitions,
+          ),
         };
     return this.write('update', this.withScheduleLedger(next), current.version, signal, active);
   }
@@ -554,6 +592,8 @@ export class LeaderElector {
     signal: AbortSignal,
   ): Promise<Attempt> | Attempt {
     if (active) return this.leaseDeleted();
+    // Coordinated: only the election controller creates the Lease.
+    if (this.config.coordinated) return HELD_BY_OTHER;
     const { waitMs, firstWait } = this.observed.leaseMissing();
     if (waitMs > 0) {
       if (firstWait) {

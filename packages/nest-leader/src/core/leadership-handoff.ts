@@ -5,7 +5,8 @@
  * (`LeaderElector.transferLeadership`). Framework-free.
  *
  * The handoff record names the target as `holderIdentity`, with `leaseTransitions + 1`,
- * `acquireTime = renewTime = now`, `leaseDurationSeconds` = the handoff's bound, and a marker
+ * `acquireTime = renewTime = now`, `leaseDurationSeconds` = the handoff's bound, no
+ * `preferredHolder` (the handoff fulfils or overrides it), `strategy` kept, and a marker
  * (`LeaseRecord.handoff`, the Lease annotation `nest-leader/handoff`) naming the target and
  * those transitions. To every candidate but the target it is an ordinary Lease held by someone
  * else: they wait until it expires by their own observation. The target takes it at its next
@@ -105,8 +106,11 @@ export function handoffRecord(
   leaseTransitions: number,
   now: Date,
 ): LeaseRecord {
+  // A handoff fulfils (or overrides) a `spec.preferredHolder`: cleared, so the new holder is
+  // not asked to hand over again.
+  const { preferredHolder: _preferredHolder, ...kept } = current;
   return {
-    ...current,
+    ...kept,
     holderIdentity: to,
     leaseDurationSeconds,
     acquireTime: now,

@@ -27,9 +27,16 @@ export interface LeaseRecord {
   renewTime?: Date;
   /** Number of changes of holder so far; the natural fencing token. */
   leaseTransitions: number;
-  /** Coordinated leader election strategy (`Lease.spec.strategy`); preserved, never interpreted. */
+  /**
+   * Coordinated leader election strategy (`Lease.spec.strategy`, written by Kubernetes'
+   * election controller); every write of the elector keeps it.
+   */
   strategy?: string;
-  /** Preferred holder (`Lease.spec.preferredHolder`); preserved, never interpreted. */
+  /**
+   * The candidate the Lease asks its holder to hand over to (`Lease.spec.preferredHolder`):
+   * a leader it does not name ends its term and hands the Lease to it (see the README's
+   * preferredHolder section). Kept by every write but that handoff, which clears it.
+   */
   preferredHolder?: string;
   /**
    * The schedule ledger of the election's leader-only jobs as stored text, kept beside the

@@ -21,7 +21,10 @@ function checks() {
   const logger = new RecordingLogger();
   const observed = new ObservedRecord(clock, LEASE_DURATION_MS);
   const lock = new MemoryLock({ name: 'test' });
-  const holders = new HolderChecks({ identity: 'a', lock, logger, clock }, observed);
+  const holders = new HolderChecks(
+    { identity: 'a', lock, logger, clock, coordinated: undefined },
+    observed,
+  );
   /** Observes the record as the elector does before asking, then asks. */
   const mustWaitFor = (
     record: LeaseRecord,

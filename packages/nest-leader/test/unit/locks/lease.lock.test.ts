@@ -9,18 +9,9 @@ import {
   parseLeaseHandoff,
   parseLeaseRecord,
 } from 'nest-leader';
+import { unreachableKubeConfig } from './kube-config.fixture.js';
 
-/** A kubeconfig with a current cluster; nothing listens there (constructors do no I/O). */
-function kubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: false }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
+const kubeConfig = unreachableKubeConfig;
 
 const invalid = (option: string) => (error: unknown) =>
   error instanceof InvalidLeaderElectionOptionError && error.option === option;
@@ -108,6 +99,29 @@ class MappingProbe extends LeaseLock {
     return this.updatedObject(record, '7', last);
   }
 }
+
+describe('LeaseLock: coordinated election fields (spec.strategy, spec.preferredHolder)', () => {
+  test("a foreign writer's strategy and preferredHolder are read and written back unchanged", () => {
+    const probe = new MappingProbe();
+    const last: V1Lease = {
+      metadata: { name: 'billing-worker' },
+      spec: {
+        holderIdentity: 'a',
+        leaseDurationSeconds: 15,
+        leaseTransitions: 4,
+        strategy: 'OldestEmulationVersion',
+        preferredHolder: 'b',
+      },
+    };
+    const record = probe.read(last);
+    assert.equal(record.strategy, 'OldestEmulationVersion');
+    assert.equal(record.preferredHolder, 'b');
+
+    const renewed = probe.write({ ...record, renewTime: new Date() }, last);
+    assert.equal(renewed.spec!.strategy, 'OldestEmulationVersion');
+    assert.equal(renewed.spec!.preferredHolder, 'b');
+  });
+});
 
 describe('LeaseLock: the handoff marker as the annotation nest-leader/handoff', () => {
   const spec = { holderIdentity: 'b', leaseDurationSeconds: 15, leaseTransitions: 4 };
