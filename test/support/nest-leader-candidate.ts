@@ -9,6 +9,7 @@
  *     [--retry-period 2s] [--release-on-cancel=true|false] [--lock lease|configmap] \
  *     [--fenced-db PATH [--pause-file PATH]] [--work-units isLive|signal]
  *     [--pod-template-hash H] [--priority N]
+ *     [--coordinated-binary-version 1.2.0 [--coordinated-emulation-version 1.1.0]]
  *
  * With `--fenced-db`, each candidate is also a fenced writer (the fencing-token test): every
  * 250 ms, if its gate (`elector.term`) says it leads, it appends an entry to the README's
@@ -23,6 +24,10 @@
  * `term.signal.aborted` (`signal`); the first unit whose check fails is refused
  * (`unit-refused`) and its term's work ends. The pause test SIGSTOPs it between two units.
  *
+ * With `--coordinated-binary-version` each candidate takes part in Kubernetes' coordinated
+ * leader election (a `LeaseCandidateRegistration` with those versions; the API server needs the
+ * `CoordinatedLeaderElection` feature gate): it only follows the Lease the controller writes.
+ *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
  * `--release-on-cancel`, the Lease is released, or handed to the preferred candidate when one
  * advertises itself: `--pod-template-hash`/`--priority` make a candidate advertise) and exits
@@ -34,7 +39,12 @@ import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { LeaderElector, type ElectionLogger, type LeaderTerm } from 'nest-leader';
+import {
+  LeaderElector,
+  LeaseCandidateRegistration,
+  type ElectionLogger,
+  type LeaderTerm,
+} from 'nest-leader';
 import type { CandidateEvent } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { makeKubernetesLock } from './kubernetes-locks.js';
@@ -110,8 +120,11 @@ function main(): void {
       'fenced-db': { type: 'string' },
       'pause-file': { type: 'string' },
       'work-units': { type: 'string' },
+      'coordinated-binary-version': { type: 'string' },
+      'coordinated-emulation-version': { type: 'string' },
     },
   });
+  const binaryVersion = values['coordinated-binary-version'];
   const leaseName = values['lease-name'];
   const baseIdentity = values.identity;
   const kubeconfig = values.kubeconfig;
@@ -152,6 +165,18 @@ function main(): void {
       podTemplateHash,
       priority,
       logger,
+      coordinated:
+        binaryVersion === undefined
+          ? undefined
+          : new LeaseCandidateRegistration({
+              kubeConfig,
+              namespace: values.namespace,
+              leaseName,
+              identity,
+              binaryVersion,
+              emulationVersion: values['coordinated-emulation-version'],
+              pingCheckIntervalMs: 500,
+            }),
       callbacks: {
         onStartedLeading: (term) => {
           emit({ event: 'started', identity, leaseTransitions: term.leaseTransitions });
