@@ -4,7 +4,7 @@
  * `errors.messages.ts`, beside the other errors'.
  */
 
-import { errorText, quoted } from '../format.js';
+import { errorText, quoted, seconds } from '../format.js';
 
 /** Log lines; `lock` is the lock's description, e.g. `Lease default/x`. */
 export const advertisementMessages = {
@@ -26,6 +26,15 @@ export const advertisementMessages = {
   noPreferredCandidate: (identity: string, lock: string) =>
     `Candidate "${identity}" is stopping and no other candidate advertises itself on ${lock}: ` +
     'releasing it to whoever takes it first.',
+  awaitingNewerTemplate: (identity: string, lock: string, own: string, waitMs: number) =>
+    `Leader "${identity}" of ${lock} is stopping and no candidate of a pod template newer than ` +
+    `its own (${quoted(own)}) advertises itself yet (a rollout's new pods may still be ` +
+    `starting): leading on for at most ${seconds(waitMs)} until one does, then handing off.`,
+  newerTemplateSeen: (identity: string, lock: string, to: string) =>
+    `Leader "${identity}" of ${lock} sees ${quoted(to)} of a newer pod template: handing off.`,
+  noNewerTemplate: (identity: string, lock: string, waitMs: number) =>
+    `Leader "${identity}" of ${lock} saw no candidate of a newer pod template in ` +
+    `${seconds(waitMs)}: handing off to the preferred one there is, or releasing.`,
   handoffOnStopFailed: (identity: string, lock: string, to: string, error: unknown) =>
     `Candidate "${identity}" could not hand ${lock} to ${quoted(to)} on stop; releasing it ` +
     `instead: ${errorText(error)}`,

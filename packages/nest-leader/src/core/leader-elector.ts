@@ -236,7 +236,10 @@ export class LeaderElector {
   }
 
   /**
-   * Stops campaigning: ends the term if any (aborts its signal, awaits `onStoppedLeading`
+   * Stops campaigning. A leader with a `podTemplateHash` and `handoffOnStop` first leads on —
+   * renewing, its term running — for at most renewDeadline while other candidates advertise
+   * themselves but none of a newer pod template (a rollout's new pods may still be starting;
+   * see `StopHandover.awaitNewerTemplate`). Then it ends the term if any (aborts its signal, awaits `onStoppedLeading`
    * while the Lease is still renewed, so no one takes over under draining work),
    * then, with `releaseOnStop`, if the Lease still names us: hands it to the preferred
    * candidate when one advertises itself (`handoffOnStop`, as `transferLeadership()` without a
@@ -252,6 +255,10 @@ export class LeaderElector {
   }
 
   private async shutdown(): Promise<void> {
+    if (this.state === 'running' && this.isLeader()) {
+      // Still leading and renewing: a rollout's new pods may not have advertised themselves.
+      await this.stopWrites.awaitNewerTemplate(() => this.isLeader() && this.state === 'running');
+    }
     if (this.state === 'running') this.state = 'stopping';
     // End the term and drain its work while the Lease is still renewed, so nobody else can
     // take over under work that is still running; then stop campaigning and release.

@@ -7,6 +7,7 @@
  */
 
 import { LockConflictError } from '../errors.js';
+import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
 import type { LeaseRecord } from '../locks/resource-lock.js';
 import type { CandidateAdvertisement } from './candidate-advertisement.js';
 import { advertisementMessages } from './candidate-advertisement.messages.js';
@@ -16,6 +17,9 @@ import { electionMessages } from './election.messages.js';
 import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 import { handoffRecord, type HandoffWriter } from './leadership-handoff.js';
 import { handoffMessages } from './leadership-handoff.messages.js';
+
+/** How often a stopping leader reads the record for a newer pod template's candidate, ms. */
+export const NEWER_TEMPLATE_POLL_MS = 500;
 
 /** How many times the stop write re-reads after a conflict before giving up. */
 export const MAX_STOP_WRITE_ATTEMPTS = 3;
@@ -122,7 +126,8 @@ export type StopHandoverConfig = Pick<
 >;
 
 /**
- * The writes of a stopping elector, after its term drained and its loop ended (see
+ * A stopping elector's wait for a newer pod template ({@link StopHandover.awaitNewerTemplate},
+ * while it still leads) and its writes, after its term drained and its loop ended (see
  * `LeaderElector.stop`): the handoff or release ({@link releaseOrHandOff}), then, if that
  * write did not carry it, the removal of its advertisement. Each bounded by renewDeadline;
  * failures are logged, never thrown.
@@ -134,6 +139,55 @@ export class StopHandover {
     private readonly host: HandoffWriter,
     private readonly advertisement: CandidateAdvertisement | undefined,
   ) {}
+
+  /**
+   * Waits, while this candidate still leads, for a candidate of a newer pod template to
+   * advertise itself: at most renewDeadline, reading the record every
+   * {@link NEWER_TEMPLATE_POLL_MS}. A Deployment's rollout stops the old pods while the new ones
+   * are still starting; handing off at once would pick a pod of the old template, itself
+   * stopped next (two transitions instead of one). Returns at once without a `podTemplateHash`
+   * of its own, without `releaseOnStop`/`handoffOnStop`, when no other candidate advertises
+   * itself (nobody to prefer: the release is as good), when a candidate of another template
+   * is already preferred, or when `leading()` turns false. Read errors end the wait.
+   */
+  async awaitNewerTemplate(leading: () => boolean): Promise<void> {
+    const { identity, clock, logger, renewDeadlineMs, releaseOnStop, handoffOnStop } = this.config;
+    const own = this.advertisement?.entry.podTemplateHash;
+    if (!releaseOnStop || !handoffOnStop || own === undefined) return;
+    const lock = this.host.lock;
+    const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
+    try {
+      const read = async () => {
+        const current = await this.host.get(signal);
+        if (current) this.host.observe(current);
+        return current?.record.candidates?.filter((c) => c.identity !== identity) ?? [];
+      };
+      const newer = (others: AdvertisedCandidate[]) => {
+        const best = preferredCandidate(others, identity);
+        return best?.podTemplateHash !== undefined && best.podTemplateHash !== own;
+      };
+      let others = await read();
+      if (others.length === 0 || newer(others) || !leading()) return;
+      logger.info(
+        advertisementMessages.awaitingNewerTemplate(identity, lock, own, renewDeadlineMs),
+      );
+      while (leading() && !signal.aborted) {
+        await clock.sleep(NEWER_TEMPLATE_POLL_MS, signal);
+        if (signal.aborted) break;
+        others = await read();
+        if (newer(others)) {
+          const to = preferredCandidate(others, identity)!.identity;
+          logger.info(advertisementMessages.newerTemplateSeen(identity, lock, to));
+          return;
+        }
+      }
+      logger.info(advertisementMessages.noNewerTemplate(identity, lock, renewDeadlineMs));
+    } catch {
+      // A failed read ends the wait: the stop write that follows reads again and reports.
+    } finally {
+      dispose();
+    }
+  }
 
   /** @param ownTransitions - leaseTransitions of our last write naming us; none: never led. */
   async finish(ownTransitions: number | undefined): Promise<void> {

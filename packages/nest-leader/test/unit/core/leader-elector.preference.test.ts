@@ -42,8 +42,12 @@ function advertised(w: World): string[] {
   return (w.lock.read()!.record.candidates ?? []).map((c) => c.identity).sort();
 }
 
-async function stopAll(electors: LeaderElector[]): Promise<void> {
-  await Promise.all(electors.map((e) => e.stop()));
+/** Stops them all, the clock running (a stopping leader may wait for a newer template). */
+async function stopAll(electors: LeaderElector[], w?: World): Promise<void> {
+  let stopped = false;
+  const stopping = Promise.all(electors.map((e) => e.stop())).then(() => (stopped = true));
+  while (w && !stopped) await w.clock.advance(250);
+  await stopping;
 }
 
 describe('LeaderElector: candidates advertise themselves in the election record', () => {
@@ -232,7 +236,7 @@ describe('LeaderElector: transferLeadership() without a target hands to the pref
       false,
       'ghost dropped',
     );
-    await stopAll(all);
+    await stopAll(all, w);
   });
 });
 
@@ -249,7 +253,11 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     assert.equal(record.holderIdentity, 'new-1');
     assert.deepEqual(record.handoff, { to: 'new-1', leaseTransitions: 1 });
     assert.deepEqual(advertised(w), ['new-1', 'old-2']);
-    assert.equal(w.lock.calls.get - getsBefore, 1, 'one read, as a release');
+    assert.equal(
+      w.lock.calls.get - getsBefore,
+      2,
+      'one read to see a newer template is there, one to write over (as a release)',
+    );
     assert.equal(w.lock.calls.update - updatesBefore, 1, 'one write, as a release');
     assert.match(
       leader.logger.messages().join('\n'),
@@ -260,6 +268,57 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     assert.equal(newPod.elector.isLeader(), true);
     assert.equal(oldPeer.elector.isLeader(), false);
     await stopAll([oldPeer.elector, newPod.elector]);
+  });
+
+  test('stopped before a newer template advertises itself (a rollout): leads on, renewing, until one does, then hands to it', async () => {
+    const w = world();
+    const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
+    leader.elector.start();
+    await w.clock.advance(s(1));
+    const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
+    oldPeer.elector.start();
+    await w.clock.advance(s(1));
+
+    let stopped = false;
+    const stopping = leader.elector.stop().then(() => (stopped = true));
+    const renewTime = () => w.lock.read()!.record.renewTime!.getTime();
+    const renewedBefore = renewTime();
+    await w.clock.advance(s(3));
+    assert.equal(stopped, false, 'still waiting');
+    assert.equal(leader.elector.isLeader(), true, 'leads on while it waits');
+    assert.equal(leader.elector.term?.signal.aborted, false, 'its term goes on');
+    assert.ok(renewTime() > renewedBefore, 'and renews');
+
+    const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
+    newPod.elector.start();
+    await w.clock.advance(s(1));
+    await stopping;
+    assert.deepEqual(w.lock.read()!.record.handoff, { to: 'new-1', leaseTransitions: 1 });
+    assert.match(leader.logger.messages().join('\n'), /sees "new-1" of a newer pod template/);
+    await w.clock.advance(s(1.2));
+    assert.equal(newPod.elector.isLeader(), true);
+    assert.equal(oldPeer.elector.isLeader(), false);
+    await stopAll([oldPeer.elector, newPod.elector], w);
+  });
+
+  test('no newer template within renewDeadline: hands to the preferred candidate there is', async () => {
+    const w = world();
+    const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
+    leader.elector.start();
+    await w.clock.advance(s(1));
+    const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
+    oldPeer.elector.start();
+    await w.clock.advance(s(1));
+
+    const startedMs = w.clock.nowMs();
+    let stoppedMs: number | undefined;
+    const stopping = leader.elector.stop().then(() => (stoppedMs = w.clock.nowMs()));
+    while (stoppedMs === undefined) await w.clock.advance(250);
+    await stopping;
+    assert.ok(stoppedMs - startedMs >= s(10), `waited renewDeadline: ${stoppedMs - startedMs} ms`);
+    assert.deepEqual(w.lock.read()!.record.handoff, { to: 'old-2', leaseTransitions: 1 });
+    assert.match(leader.logger.messages().join('\n'), /saw no candidate of a newer pod template/);
+    await stopAll([oldPeer.elector], w);
   });
 
   const withoutHandoff: [string, Partial<LeaderElectorOptions>, string][] = [
