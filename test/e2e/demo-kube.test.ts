@@ -53,7 +53,7 @@ describeFailoverScenario('demo on a Kubernetes Lease (real kube-apiserver)', asy
             (e) => e.regarding?.kind === 'Lease' && e.regarding.name === leaseName,
           );
           return found(
-            onLease.find((e) => e.note === `${leader} became leader`),
+            onLease.find((e) => e.note?.startsWith(`${leader} became leader: `)),
             () => `no "${leader} became leader" Event: ${onLease.map((e) => e.note).join('; ')}`,
           );
         },

@@ -147,7 +147,12 @@ describe('HTTP connections to kube-apiserver (real control plane)', () => {
       await isConnected;
       for (let i = 0; i < 5; i++) version = await lock.update(record('pod-a'), version);
       // The observer only reads the identity; the Event is created as the elector would have it.
-      events.termStarted({ election: name, identity: 'pod-a', term: {} as LeaderTerm });
+      events.termStarted({
+        election: name,
+        identity: 'pod-a',
+        term: {} as LeaderTerm,
+        reason: 'created',
+      });
       await events.flush();
       await eventually(
         () => assert.ok(seen.includes(version), `the watch saw ${seen.join(', ')}, not ${version}`),
@@ -163,7 +168,7 @@ describe('HTTP connections to kube-apiserver (real control plane)', () => {
       .listNamespacedEvent({ namespace });
     assert.deepEqual(
       list.items.filter((e) => e.regarding?.name === name).map((e) => e.note),
-      ['pod-a became leader'],
+      ['pod-a became leader: created (it created the Lease)'],
     );
   });
 

@@ -6,7 +6,13 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { CoreV1Api, type EventsV1Event, EventsV1Api } from '@kubernetes/client-node';
-import { LeaseEventsObserver } from 'nest-leader';
+import {
+  combineElectionObservers,
+  ELECTION_METRIC_NAMES,
+  LeaseEventsObserver,
+  PrometheusElectionObserver,
+} from 'nest-leader';
+import { Registry } from 'prom-client';
 import { RecordingLogger } from 'nest-leader/testing';
 import {
   coordinationApi,
@@ -82,9 +88,9 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     assert.deepEqual(
       events.map((e) => `${e.reportingInstance}: ${e.type} ${e.action} "${e.note}"`),
       [
-        'alice: Normal BecameLeader "alice became leader"',
+        'alice: Normal BecameLeader "alice became leader: created (it created the Lease)"',
         'alice: Normal StoppedLeading "alice stopped leading: stopped (the elector was stopped)"',
-        'bob: Normal BecameLeader "bob became leader"',
+        'bob: Normal BecameLeader "bob became leader: release (the previous leader released the Lease)"',
         'bob: Normal StoppedLeading "bob stopped leading: stopped (the elector was stopped)"',
       ],
       JSON.stringify(logger.lines),
@@ -115,6 +121,57 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     );
   });
 
+  test("a targeted handoff: the target's BecameLeader Event and its terms_started_total say handoff", async () => {
+    const leaseName = uniqueLeaseName('events-handoff');
+    const observers = {
+      alice: eventsObserver('alice', leaseName),
+      bob: eventsObserver('bob', leaseName),
+    };
+    const registry = new Registry();
+    const metrics = new PrometheusElectionObserver({ registry });
+    const alice = observedElector(cluster, leaseName, 'alice', observers.alice);
+    const bob = observedElector(
+      cluster,
+      leaseName,
+      'bob',
+      combineElectionObservers(observers.bob, metrics),
+    );
+    alice.start();
+    await eventually(() => assert.ok(alice.isLeader(), 'alice leads'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
+    bob.start();
+    await eventually(() => assert.equal(bob.leader, 'alice', 'bob follows alice'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
+    await alice.transferLeadership('bob');
+    await eventually(() => assert.ok(bob.isLeader(), 'bob takes the handoff'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
+    await Promise.all([alice.stop(), bob.stop()]);
+    await Promise.all([observers.alice.flush(), observers.bob.flush()]);
+    metrics.close();
+
+    const events = await eventsOn(leaseName);
+    assert.deepEqual(
+      events.map((e) => `${e.reportingInstance}: ${e.type} ${e.action} "${e.note}"`).slice(0, 3),
+      [
+        'alice: Normal BecameLeader "alice became leader: created (it created the Lease)"',
+        'alice: Normal StoppedLeading "alice stopped leading: handed-off (leadership was handed to another candidate)"',
+        'bob: Normal BecameLeader "bob became leader: handoff (the previous leader handed the Lease to it)"',
+      ],
+    );
+    const started = (await registry.getSingleMetric(ELECTION_METRIC_NAMES.termsStarted)!.get())
+      .values;
+    assert.deepEqual(
+      started.filter((v) => v.value > 0).map((v) => ({ ...v.labels, value: v.value })),
+      [{ name: leaseName, reason: 'handoff', value: 1 }],
+    );
+  });
+
   test('a lost Lease is recorded as a Warning with the reason (renew-deadline-exceeded)', async () => {
     const leaseName = uniqueLeaseName('events-lost');
     const observer = eventsObserver('carol', leaseName);
@@ -140,7 +197,7 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
     assert.deepEqual(
       events.map((e) => `${e.type} ${e.note}`),
       [
-        'Normal carol became leader',
+        'Normal carol became leader: created (it created the Lease)',
         'Warning carol stopped leading: renew-deadline-exceeded (the Lease was not renewed within renewDeadline)',
       ],
     );

@@ -23,6 +23,7 @@ export {
   noopElectionObserver,
   type ElectionObservation,
   type ElectionObserver,
+  type LeadershipChangeReason,
   type LockRequestOutcome,
 } from './core/election-observer.js';
 export { SystemClock, type Clock, type TimerHandle } from './core/clock.js';

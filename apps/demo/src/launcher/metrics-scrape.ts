@@ -66,7 +66,7 @@ export function summarizeMetrics(text: string): ReplicaMetrics {
           snapshot.masterStatus = value;
           break;
         case 'leader_election_terms_started_total':
-          snapshot.termsStarted = value;
+          snapshot.termsStarted += value; // one series per reason
           break;
         case 'leader_election_transitions_total':
           snapshot.transitions = value;

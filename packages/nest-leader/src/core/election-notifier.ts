@@ -10,6 +10,7 @@ import { electionMessages } from './election.messages.js';
 import {
   type ElectionObservation,
   type ElectionObserver,
+  type LeadershipChangeReason,
   type LockRequestOutcome,
   noopElectionObserver,
 } from './election-observer.js';
@@ -59,14 +60,14 @@ export class ElectionNotifier {
   }
 
   /** A term began: logs it, `termStarted`, then `onStartedLeading` (not awaited). */
-  startedLeading(term: LeaderTerm): void {
+  startedLeading(term: LeaderTerm, reason: LeadershipChangeReason): void {
     const line = electionMessages.startedLeading(
       this.options.identity,
       this.lock,
       term.leaseTransitions,
     );
     this.logger.info(line);
-    this.observe((o, e) => o.termStarted?.({ ...e, term }));
+    this.observe((o, e) => o.termStarted?.({ ...e, term, reason }));
     this.invoke('onStartedLeading', () => this.callbacks.onStartedLeading?.(term));
   }
 

@@ -21,6 +21,17 @@ import type { LeaderTerm } from './leader-term.js';
  */
 export type LockRequestOutcome = 'success' | KubernetesApiErrorKind | 'aborted' | 'unknown';
 
+/**
+ * Why a term began — the reason of the leadership change, as this candidate saw the Lease it
+ * took: `handoff` — the previous leader handed it to this candidate
+ * (`LeaderElector.transferLeadership`); `preferred` — handed to it as the preferred candidate
+ * (reserved for handoffs chosen by candidate preference); `release` — the previous holder had
+ * released it (empty holderIdentity); `expired` — the previous holder's record expired by this
+ * candidate's observation (a crashed or paused leader, a lost renewal, a handoff target that did
+ * not take it); `created` — the Lease did not exist and this candidate created it.
+ */
+export type LeadershipChangeReason = 'handoff' | 'preferred' | 'release' | 'expired' | 'created';
+
 /** Fields every observation carries. */
 export interface ElectionObservation {
   /** The election's name (the elector's `name` option). */
@@ -31,8 +42,10 @@ export interface ElectionObservation {
 
 /** What the elector reports. Implement the methods you need; see {@link noopElectionObserver}. */
 export interface ElectionObserver {
-  /** This candidate began a term (client-go's `leaderOn`). */
-  termStarted?(event: ElectionObservation & { term: LeaderTerm }): void;
+  /** This candidate began a term (client-go's `leaderOn`); `reason`: how it got the Lease. */
+  termStarted?(
+    event: ElectionObservation & { term: LeaderTerm; reason: LeadershipChangeReason },
+  ): void;
   /**
    * This candidate's term ended (client-go's `leaderOff`), before `onStoppedLeading` drains.
    * `durationMs`: from the term's start to its end, on the local monotonic clock.

@@ -8,6 +8,7 @@ import { electionMessages } from './election.messages.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
 import type { Clock } from './clock.js';
 import { ElectionNotifier } from './election-notifier.js';
+import type { LeadershipChangeReason } from './election-observer.js';
 import {
   type ElectionLogger,
   ACQUIRE_JITTER,
@@ -25,7 +26,11 @@ import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch-session.js';
 import { ObservedRecord, validTransitions } from './observed-record.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';
-import { type TransferLeadershipOptions, withoutHandoff } from './leadership-handoff.js';
+import {
+  acquisitionReason,
+  type TransferLeadershipOptions,
+  withoutHandoff,
+} from './leadership-handoff.js';
 import { LeadershipHandoffSession } from './leadership-handoff.session.js';
 import { type ScheduleLedgerStamp, scheduleLedgerStamp } from './schedule-ledger.stamp.js';
 import { CandidateAdvertisement } from './candidate-advertisement.js';
@@ -34,9 +39,12 @@ import { StopHandover } from './stop-handover.js';
 import { CandidacySession, preferredSuccessor } from './coordinated-election.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
 
-/** What one tryAcquireOrRenew did; `writeStartedMs`: when the winning write was sent. */
+/**
+ * What one tryAcquireOrRenew did; `writeStartedMs`: when the winning write was sent; `reason`:
+ * why an acquisition's term begins (renewals have none).
+ */
 type Attempt =
-  | { outcome: 'leading'; writeStartedMs: number }
+  | { outcome: 'leading'; writeStartedMs: number; reason?: LeadershipChangeReason }
   | { outcome: 'held-by-other' | 'lease-deleted' | 'failed' };
 
 const HELD_BY_OTHER: Attempt = { outcome: 'held-by-other' };
@@ -375,7 +383,7 @@ export class LeaderElector {
           if (signal.aborted) return false;
           if (attempt.outcome !== 'failed') this.failures.recovered();
           if (attempt.outcome === 'leading' && !this.lateAcquisition(attempt.writeStartedMs)) {
-            this.beginTerm(attempt.writeStartedMs);
+            this.beginTerm(attempt.writeStartedMs, attempt.reason ?? 'expired');
             return true;
           }
           const heldByOther = attempt.outcome === 'held-by-other';
@@ -414,7 +422,7 @@ export class LeaderElector {
     return true;
   }
 
-  private beginTerm(writeStartedMs: number): void {
+  private beginTerm(writeStartedMs: number, reason: LeadershipChangeReason): void {
     const record = this.observed.record!;
     const active = new LeaderTermLifetime({
       leaseTransitions: record.leaseTransitions,
@@ -427,7 +435,7 @@ export class LeaderElector {
     });
     this.current = active;
     this.holders.termBegan();
-    this.notifier.startedLeading(active.term);
+    this.notifier.startedLeading(active.term, reason);
     this.honourPreferredHolder();
   }
 
@@ -582,7 +590,15 @@ export class LeaderElector {
               : record.leaseTransitions,
           ),
         };
-    return this.write('update', this.withScheduleLedger(next), current.version, signal, active);
+    const reason = active ? undefined : acquisitionReason(record, this.identity);
+    return this.write(
+      'update',
+      this.withScheduleLedger(next),
+      current.version,
+      signal,
+      active,
+      reason,
+    );
   }
 
   /**
@@ -619,7 +635,7 @@ export class LeaderElector {
     });
     // The first candidate creates the record with its advertisement (nothing to read yet).
     if (this.advertisement) created.candidates = withCandidate([], this.advertisement.entry);
-    return this.write('create', created, undefined, signal, undefined);
+    return this.write('create', created, undefined, signal, undefined, 'created');
   }
 
   private async write(
@@ -628,6 +644,7 @@ export class LeaderElector {
     version: string | undefined,
     signal: AbortSignal,
     active: LeaderTermLifetime | undefined,
+    reason?: LeadershipChangeReason,
   ): Promise<Attempt> {
     // Before sending: the write may succeed even if we never see the answer.
     const previousOwn = this.ownTransitions;
@@ -639,7 +656,7 @@ export class LeaderElector {
           ? await this.requests.create(record, signal)
           : await this.requests.update(record, version!, signal);
       this.recordWrite(record, written);
-      return { outcome: 'leading', writeStartedMs };
+      return { outcome: 'leading', writeStartedMs, reason };
     } catch (error) {
       // A conflict means this write did not happen: a record at these transitions is not ours
       // (it may be a namesake's that won the race).

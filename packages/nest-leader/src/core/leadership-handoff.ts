@@ -19,6 +19,7 @@ import {
   LockConflictError,
 } from '../errors.js';
 import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import type { LeadershipChangeReason } from './election-observer.js';
 
 /** Options of `LeaderElector.transferLeadership`. */
 export interface TransferLeadershipOptions {
@@ -86,6 +87,20 @@ export function isHandoffTo(record: LeaseRecord, identity: string): boolean {
     marker.to === identity &&
     marker.leaseTransitions === record.leaseTransitions
   );
+}
+
+/**
+ * Why a candidate that takes `record` (a record it read, not its own live term) begins a term:
+ * `handoff` if it is a live handoff to `identity`, `release` if released (empty holder), else
+ * `expired` (the holder's record expired by the candidate's observation, or was its own lost
+ * term's).
+ */
+export function acquisitionReason(
+  record: LeaseRecord,
+  identity: string,
+): Exclude<LeadershipChangeReason, 'created' | 'preferred'> {
+  if (isHandoffTo(record, identity)) return 'handoff';
+  return record.holderIdentity === '' ? 'release' : 'expired';
 }
 
 /** `record` without its handoff marker (the Lease annotation is removed when written). */

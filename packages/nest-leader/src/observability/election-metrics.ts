@@ -32,7 +32,7 @@ export class ElectionMetrics {
   readonly masterStatus: Gauge<'name'>;
   readonly slowPath: Counter<'name'>;
   readonly transitions: Counter<'name'>;
-  readonly termsStarted: Counter<'name'>;
+  readonly termsStarted: Counter<'name' | 'reason'>;
   readonly termsEnded: Counter<'name' | 'reason'>;
   readonly leadershipDuration: Histogram<'name'>;
   readonly lockRequestDuration: Histogram<'name' | 'operation' | 'outcome'>;
@@ -84,8 +84,12 @@ export class ElectionMetrics {
     });
     this.termsStarted = new client.Counter({
       name: n.termsStarted,
-      help: 'Terms this process started (acquired the Lease).',
-      labelNames: ['name'],
+      help:
+        'Terms this process started (acquired the Lease), by reason: handoff (handed to it by ' +
+        'transferLeadership), preferred (handed to it by preference), release (taken from a ' +
+        'released Lease), expired (taken after the holder expired or its own renewal was ' +
+        'lost), created (the Lease did not exist).',
+      labelNames: ['name', 'reason'],
       registers: [],
     });
     this.termsEnded = new client.Counter({

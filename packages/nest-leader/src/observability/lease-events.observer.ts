@@ -6,7 +6,11 @@
  */
 import type { KubeConfig, V1Lease, V1ObjectReference } from '@kubernetes/client-node';
 import type { LeaderTermEndReason } from '../errors.js';
-import type { ElectionObservation, ElectionObserver } from '../core/election-observer.js';
+import type {
+  ElectionObservation,
+  ElectionObserver,
+  LeadershipChangeReason,
+} from '../core/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../core/leader-elector.options.js';
 import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
 import { EVENT_RESOURCE, observabilityMessages } from './observability.messages.js';
@@ -91,9 +95,11 @@ export class LeaseEventsObserver implements ElectionObserver {
     this.failures = new FailureReporter(options.logger ?? consoleWarnings);
   }
 
-  /** Queues "<identity> became leader". */
-  termStarted(event: ElectionObservation & { term: LeaderTerm }): void {
-    const note = observabilityMessages.becameLeaderNote(event.identity);
+  /** Queues "<identity> became leader: <reason> (…)". */
+  termStarted(
+    event: ElectionObservation & { term: LeaderTerm; reason: LeadershipChangeReason },
+  ): void {
+    const note = observabilityMessages.becameLeaderNote(event.identity, event.reason);
     this.enqueue(event.identity, 'Normal', 'BecameLeader', note);
   }
 

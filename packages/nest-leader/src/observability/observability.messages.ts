@@ -4,6 +4,16 @@
 
 import type { LeaderTermEndReason } from '../errors.interfaces.js';
 import { termEndReasonText } from '../errors.messages.js';
+import type { LeadershipChangeReason } from '../core/election-observer.js';
+
+/** What each {@link LeadershipChangeReason} means, for the BecameLeader Event. */
+const leadershipChangeReasonText: Record<LeadershipChangeReason, string> = {
+  handoff: 'the previous leader handed the Lease to it',
+  preferred: 'the previous leader handed the Lease to it as the preferred candidate',
+  release: 'the previous leader released the Lease',
+  expired: "the previous holder's Lease expired",
+  created: 'it created the Lease',
+};
 
 /** Kubernetes resource of Events (API group events.k8s.io), as RBAC names it. */
 export const EVENT_RESOURCE = 'events.events.k8s.io';
@@ -15,8 +25,12 @@ export const observabilityMessages = {
     `the registry already has a metric "${name}" that nest-leader did not create; use another ` +
     'registry, or remove that metric',
   registryRule: 'must be a prom-client Registry (registerMetric, getSingleMetric)',
-  /** `note` of the Event recorded when a candidate starts a term (client-go's wording). */
-  becameLeaderNote: (identity: string) => `${identity} became leader`,
+  /**
+   * `note` of the Event recorded when a candidate starts a term: client-go's wording, then why
+   * (the {@link LeadershipChangeReason}).
+   */
+  becameLeaderNote: (identity: string, reason: LeadershipChangeReason) =>
+    `${identity} became leader: ${reason} (${leadershipChangeReasonText[reason]})`,
   /** `note` of the Event recorded when a term ends. */
   stoppedLeadingNote: (identity: string, reason: LeaderTermEndReason) =>
     `${identity} stopped leading: ${reason} (${termEndReasonText[reason]})`,

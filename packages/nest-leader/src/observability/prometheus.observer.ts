@@ -9,6 +9,7 @@ import { type Clock, SystemClock } from '../core/clock.js';
 import type {
   ElectionObservation,
   ElectionObserver,
+  LeadershipChangeReason,
   LockRequestOutcome,
 } from '../core/election-observer.js';
 import type { LeaderTerm } from '../core/leader-elector.options.js';
@@ -49,6 +50,15 @@ const TERM_END_REASONS = Object.keys({
   'election-failed': true,
 } satisfies Record<LeaderTermEndReason, true>) as LeaderTermEndReason[];
 
+/** Every reason a term starts (as {@link TERM_END_REASONS}); their counters start at 0 too. */
+const TERM_START_REASONS = Object.keys({
+  handoff: true,
+  preferred: true,
+  release: true,
+  expired: true,
+  created: true,
+} satisfies Record<LeadershipChangeReason, true>) as LeadershipChangeReason[];
+
 /** What the observer remembers of one candidate (one elector) between events. */
 interface CandidateState {
   election: string;
@@ -68,7 +78,9 @@ interface CandidateState {
  * - `leader_election_master_status` gauge — 1 while this process leads (client-go's);
  * - `leader_election_slowpath_total` counter — renewals that fell back to GET + decide (client-go's);
  * - `leader_election_transitions_total` counter — holder changes observed;
- * - `leader_election_terms_started_total`, `leader_election_terms_ended_total{reason}` counters;
+ * - `leader_election_terms_started_total{reason}` counter — terms begun, by how the Lease came
+ *   (handoff, preferred, release, expired, created: see {@link LeadershipChangeReason});
+ * - `leader_election_terms_ended_total{reason}` counter;
  * - `leader_election_leadership_duration_seconds` histogram — term lengths;
  * - `leader_election_lock_request_duration_seconds{operation,outcome}` histogram;
  * - `leader_election_lock_errors_total{operation,kind}` counter;
@@ -99,12 +111,14 @@ export class PrometheusElectionObserver implements ElectionObserver, CandidateSo
   }
 
   /** @inheritdoc */
-  termStarted(event: ElectionObservation & { term: LeaderTerm }): void {
+  termStarted(
+    event: ElectionObservation & { term: LeaderTerm; reason: LeadershipChangeReason },
+  ): void {
     const candidate = this.candidate(event);
     if (!candidate) return;
     candidate.leading = true;
     candidate.lastRenewMs = this.clock.nowMs();
-    this.metrics.termsStarted.inc({ name: event.election });
+    this.metrics.termsStarted.inc({ name: event.election, reason: event.reason });
   }
 
   /** @inheritdoc */
@@ -233,7 +247,7 @@ export class PrometheusElectionObserver implements ElectionObserver, CandidateSo
       this.candidates.set(key, candidate);
       const name = event.election;
       this.metrics.transitions.inc({ name }, 0);
-      this.metrics.termsStarted.inc({ name }, 0);
+      for (const reason of TERM_START_REASONS) this.metrics.termsStarted.inc({ name, reason }, 0);
       this.metrics.slowPath.inc({ name }, 0);
       for (const reason of TERM_END_REASONS) this.metrics.termsEnded.inc({ name, reason }, 0);
     }

@@ -38,15 +38,15 @@ describe('ElectionNotifier', () => {
     const { events, logger } = notifier(
       {
         termStarted: (e) =>
-          order.push(`observer ${e.election} ${e.identity} ${e.term.leaseTransitions}`),
+          order.push(`observer ${e.election} ${e.identity} ${e.term.leaseTransitions} ${e.reason}`),
       },
       { onStartedLeading: (t) => order.push(`callback ${t.leaseTransitions}`) },
     );
 
-    events.startedLeading(term);
+    events.startedLeading(term, 'expired');
 
     assert.equal(logger.matching('info', '"pod-a"').length, 1);
-    assert.deepEqual(order, ['observer billing pod-a 4', 'callback 4']);
+    assert.deepEqual(order, ['observer billing pod-a 4 expired', 'callback 4']);
   });
 
   test('an observer that throws never breaks the election', () => {
@@ -59,7 +59,7 @@ describe('ElectionNotifier', () => {
       },
     });
 
-    assert.doesNotThrow(() => events.startedLeading(term));
+    assert.doesNotThrow(() => events.startedLeading(term, 'expired'));
     assert.doesNotThrow(() => events.lockRequest('get', 'success', 3));
   });
 
@@ -71,7 +71,7 @@ describe('ElectionNotifier', () => {
       onNewLeader: () => Promise.reject(new Error('later boom')),
     });
 
-    events.startedLeading(term);
+    events.startedLeading(term, 'expired');
     events.leaderChanged('pod-b', 5);
     await flush();
 

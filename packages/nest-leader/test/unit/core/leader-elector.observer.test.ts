@@ -67,6 +67,43 @@ describe('LeaderElector: observer (as client-go metrics provider)', () => {
     await b.elector.stop();
   });
 
+  test('each term start carries why the Lease came: created, release, handoff, expired', async () => {
+    const w = world();
+    const observers = { a: new RecordingObserver(), b: new RecordingObserver() };
+    const c = new RecordingObserver();
+    const a = candidate('a', w, { observer: observers.a });
+    const b = candidate('b', w, { observer: observers.b });
+    a.elector.start();
+    await w.clock.advance(0); // a creates the Lease
+    b.elector.start();
+    await w.clock.advance(s(1));
+    await a.elector.stop(); // releases: b takes the released Lease
+    await w.clock.advance(s(3));
+    assert.equal(b.elector.isLeader(), true);
+    const cc = candidate('c', w, { observer: c });
+    cc.elector.start();
+    await w.clock.advance(s(1));
+    const handedOff = b.elector.transferLeadership('c'); // c takes the handed-off Lease
+    await w.clock.advance(0);
+    await handedOff;
+    await w.clock.advance(s(3));
+    assert.equal(cc.elector.isLeader(), true);
+    w.lock.set({ ...w.lock.read()!.record, holderIdentity: 'gone' }); // a holder that dies
+    await w.clock.advance(s(2));
+    assert.equal(cc.elector.isLeader(), false);
+    await w.clock.advance(s(17)); // gone's record expires by b's and c's observation
+
+    const reasons = (o: RecordingObserver) => o.of('termStarted').map((e) => e.reason);
+    assert.deepEqual(reasons(observers.a), ['created']);
+    assert.deepEqual(reasons(observers.b), [
+      'release',
+      ...(b.elector.isLeader() ? ['expired'] : []),
+    ]);
+    assert.deepEqual(reasons(c), ['handoff', ...(cc.elector.isLeader() ? ['expired'] : [])]);
+    assert.equal(b.elector.isLeader() || cc.elector.isLeader(), true, 'one took the expired Lease');
+    await Promise.all([b.elector.stop(), cc.elector.stop()]);
+  });
+
   test('a request timeout and a renew-deadline step-down are reported as such', async () => {
     const w = world();
     const o = new RecordingObserver();

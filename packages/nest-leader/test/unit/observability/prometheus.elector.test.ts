@@ -40,8 +40,8 @@ describe('PrometheusElectionObserver on a LeaderElector', () => {
 
     assert.equal(await a.metric(M.masterStatus), 1);
     assert.equal(await b.metric(M.masterStatus), 0);
-    assert.equal(await a.metric(M.termsStarted), 1);
-    assert.equal(await b.metric(M.termsStarted), 0);
+    assert.equal(await a.metric(M.termsStarted, { reason: 'created' }), 1);
+    assert.equal(await b.metric(M.termsStarted, { reason: 'created' }), 0);
     assert.equal(await b.metric(M.observedLeader, { holder: 'a' }), 1);
     assert.equal(await a.metric(M.transitions), 0);
     assert.equal(

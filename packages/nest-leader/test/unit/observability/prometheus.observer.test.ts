@@ -23,7 +23,7 @@ describe('PrometheusElectionObserver', () => {
     const { registry, observer } = setup();
     observer.lockRequest({ ...billing, operation: 'get', outcome: 'success', durationMs: 3 });
     assert.equal(await value(registry, M.masterStatus, { name: 'billing' }), 0);
-    observer.termStarted({ ...billing, term: term(1) });
+    observer.termStarted({ ...billing, term: term(1), reason: 'expired' });
     assert.equal(await value(registry, M.masterStatus, { name: 'billing' }), 1);
     observer.termEnded({ ...billing, term: term(1), reason: 'stopped', durationMs: 90_000 });
     assert.equal(await value(registry, M.masterStatus, { name: 'billing' }), 0);
@@ -42,7 +42,9 @@ describe('PrometheusElectionObserver', () => {
     const { registry, observer } = setup();
     observer.lockRequest({ ...billing, operation: 'get', outcome: 'success', durationMs: 3 });
     assert.equal(await value(registry, M.transitions, { name: 'billing' }), 0);
-    assert.equal(await value(registry, M.termsStarted, { name: 'billing' }), 0);
+    for (const reason of ['handoff', 'preferred', 'release', 'expired', 'created']) {
+      assert.equal(await value(registry, M.termsStarted, { name: 'billing', reason }), 0, reason);
+    }
     assert.equal(await value(registry, M.slowPath, { name: 'billing' }), 0);
     for (const reason of [
       'stopped',
@@ -56,16 +58,20 @@ describe('PrometheusElectionObserver', () => {
 
   it('counts terms started and ended by reason, and observes each term length in seconds', async () => {
     const { registry, observer } = setup();
-    observer.termStarted({ ...billing, term: term(1) });
+    observer.termStarted({ ...billing, term: term(1), reason: 'created' });
     observer.termEnded({
       ...billing,
       term: term(1),
       reason: 'renew-deadline-exceeded',
       durationMs: 12_500,
     });
-    observer.termStarted({ ...billing, term: term(3) });
+    observer.termStarted({ ...billing, term: term(3), reason: 'handoff' });
     observer.termEnded({ ...billing, term: term(3), reason: 'stopped', durationMs: 400_000 });
-    assert.equal(await value(registry, M.termsStarted, { name: 'billing' }), 2);
+    const started = (reason: string) =>
+      value(registry, M.termsStarted, { name: 'billing', reason });
+    assert.equal(await started('created'), 1);
+    assert.equal(await started('handoff'), 1);
+    assert.equal(await started('release'), 0);
     const ended = (reason: string) => value(registry, M.termsEnded, { name: 'billing', reason });
     assert.equal(await ended('renew-deadline-exceeded'), 1);
     assert.equal(await ended('stopped'), 1);
@@ -163,7 +169,7 @@ describe('PrometheusElectionObserver', () => {
     const since = () => value(registry, M.timeSinceLastRenew, { name: 'billing' });
     observer.lockRequest({ ...billing, operation: 'get', outcome: 'success', durationMs: 3 });
     assert.equal(await since(), undefined, 'a follower has no renewals');
-    observer.termStarted({ ...billing, term: term(1) });
+    observer.termStarted({ ...billing, term: term(1), reason: 'expired' });
     clock.jump(1_500);
     assert.equal(await since(), 1.5);
     observer.renewed({ ...billing, term: term(1) });
@@ -209,7 +215,7 @@ describe('PrometheusElectionObserver', () => {
       [M.masterStatus]: ['name'],
       [M.slowPath]: ['name'],
       [M.transitions]: ['name'],
-      [M.termsStarted]: ['name'],
+      [M.termsStarted]: ['name', 'reason'],
       [M.termsEnded]: ['name', 'reason'],
       [M.leadershipDuration]: ['name'],
       [M.lockRequestDuration]: ['name', 'operation', 'outcome'],
@@ -248,7 +254,12 @@ describe('PrometheusElectionObserver', () => {
       const registry = new Registry();
       const first = new PrometheusElectionObserver({ registry });
       const second = new PrometheusElectionObserver({ registry });
-      first.termStarted({ election: 'billing', identity: 'app-1', term: term(1) });
+      first.termStarted({
+        election: 'billing',
+        identity: 'app-1',
+        term: term(1),
+        reason: 'expired',
+      });
       second.lockRequest({
         election: 'billing',
         identity: 'app-2',
@@ -256,7 +267,12 @@ describe('PrometheusElectionObserver', () => {
         outcome: 'success',
         durationMs: 1,
       });
-      second.termStarted({ election: 'reports', identity: 'app-2', term: term(1) });
+      second.termStarted({
+        election: 'reports',
+        identity: 'app-2',
+        term: term(1),
+        reason: 'expired',
+      });
       assert.equal(
         await value(registry, M.masterStatus, { name: 'billing' }),
         1,
@@ -267,14 +283,23 @@ describe('PrometheusElectionObserver', () => {
       assert.equal(await value(registry, M.masterStatus, { name: 'billing' }), 0, 'app-2 follows');
       second.close();
       assert.deepEqual(await samples(registry, M.masterStatus), []);
-      assert.equal(await value(registry, M.termsStarted, { name: 'billing' }), 1, 'counters stay');
+      assert.equal(
+        await value(registry, M.termsStarted, { name: 'billing', reason: 'expired' }),
+        1,
+        'counters stay',
+      );
     });
 
     it("registers in prom-client's default registry (the one @willsoto/nestjs-prometheus serves) by default", async () => {
       const first = new PrometheusElectionObserver();
       const second = new PrometheusElectionObserver();
       try {
-        first.termStarted({ election: 'default-registry', identity: 'a', term: term(1) });
+        first.termStarted({
+          election: 'default-registry',
+          identity: 'a',
+          term: term(1),
+          reason: 'expired',
+        });
         assert.equal(await value(defaultRegistry, M.masterStatus, { name: 'default-registry' }), 1);
         assert.match(
           await defaultRegistry.metrics(),
@@ -289,12 +314,15 @@ describe('PrometheusElectionObserver', () => {
     it('registers again, counters intact, in a registry that was cleared', async () => {
       const registry = new Registry();
       const before = new PrometheusElectionObserver({ registry });
-      before.termStarted({ ...billing, term: term(1) });
+      before.termStarted({ ...billing, term: term(1), reason: 'expired' });
       before.close();
       registry.clear();
       const after = new PrometheusElectionObserver({ registry });
-      after.termStarted({ ...billing, term: term(2) });
-      assert.equal(await value(registry, M.termsStarted, { name: 'billing' }), 2);
+      after.termStarted({ ...billing, term: term(2), reason: 'expired' });
+      assert.equal(
+        await value(registry, M.termsStarted, { name: 'billing', reason: 'expired' }),
+        2,
+      );
     });
 
     it('refuses a registry holding a same-named metric it did not create, naming the option', () => {
@@ -320,11 +348,11 @@ describe('PrometheusElectionObserver', () => {
 
   it('ignores events after close()', async () => {
     const { registry, observer } = setup();
-    observer.termStarted({ ...billing, term: term(1) });
+    observer.termStarted({ ...billing, term: term(1), reason: 'expired' });
     observer.close();
-    observer.termStarted({ ...billing, term: term(2) });
+    observer.termStarted({ ...billing, term: term(2), reason: 'expired' });
     observer.renewSlowPath(billing);
-    assert.equal(await value(registry, M.termsStarted, { name: 'billing' }), 1);
+    assert.equal(await value(registry, M.termsStarted, { name: 'billing', reason: 'expired' }), 1);
     assert.equal(await value(registry, M.slowPath, { name: 'billing' }), 0);
   });
 });
