@@ -37,6 +37,9 @@ export interface CandidateEvent {
    * (`leader`); `started`: its term began (leader-only work may run); `stopping` (client-go
    * only): SIGTERM while leading, its leader-only work ends now, before the release;
    * `stopped`: its term ended; `exit`: the process is about to exit (`reason`).
+   * nest-leader only, after a transfer order ({@link CandidateProcess.transferLeadership}):
+   * `handed-off` — the handoff of the term `leaseTransitions` to `leader` is written;
+   * `handoff-failed` — it was refused or failed (`reason`: the error's message).
    * `scheduled-job-app` only: `slot-begun`, `slot-done`, `slot-refused` — a run of its job's
    * slot (`slotMs`) under fencing token `token` began, wrote its effect (or found it written:
    * `alreadyDone`), or had its effect refused by the fence (`error`).
@@ -53,6 +56,8 @@ export interface CandidateEvent {
     | 'stopping'
     | 'stopped'
     | 'exit'
+    | 'handed-off'
+    | 'handoff-failed'
     | 'slot-begun'
     | 'slot-done'
     | 'slot-refused'
@@ -65,7 +70,10 @@ export interface CandidateEvent {
   identity: string;
   /** `new-leader`: the observed holder. */
   leader?: string;
-  /** `exit`: `signal` or `lost`. */
+  /**
+   * `exit`: `signal` or `lost`; nest-leader `started`: why the term began (the
+   * `LeadershipChangeReason`: handoff, release, expired, created); `handoff-failed`: why.
+   */
   reason?: string;
   /** nest-leader `started`/`stopped`: the term's leaseTransitions. */
   leaseTransitions?: number;
@@ -85,6 +93,11 @@ export interface CandidateEvent {
   monotonicMs: number;
   /** Wall clock, ISO 8601, for humans. */
   time: string;
+}
+
+/** A line on a nest-leader candidate's stdin: hand `from`'s term to `to`. */
+export interface TransferOrder {
+  transfer: { from: string; to: string; leaseDurationSeconds?: number };
 }
 
 /** Options of {@link CandidateProcess.start}. */
@@ -263,8 +276,9 @@ export class CandidateProcess {
       child = spawn(await pythonInterpreter, [PYTHON_MAIN, ...args], { stdio });
     } else {
       const main = options.program === 'scheduled-job-app' ? SCHEDULED_APP_MAIN : NEST_LEADER_MAIN;
+      // stdin: transfer orders (transferLeadership).
       child = spawn(process.execPath, [main, ...args], {
-        stdio,
+        stdio: ['pipe', 'pipe', 'pipe'],
         env: { ...process.env, NODE_NO_WARNINGS: '1' },
       });
     }
@@ -299,6 +313,24 @@ export class CandidateProcess {
   /** SIGCONT after {@link pause}. */
   resume(): void {
     this.child.kill('SIGCONT');
+  }
+
+  /**
+   * nest-leader `elector` program only: orders candidate `from` of this process to hand its
+   * term to `to` (`LeaderElector.transferLeadership`, with `leaseDurationSeconds` as the bound
+   * if given) by a line on its stdin; it answers with a `handed-off` or `handoff-failed` event.
+   * Returns CLOCK_MONOTONIC right before sending the order, ms.
+   * @throws Error for a client-go candidate (it has no targeted handoff).
+   */
+  transferLeadership(from: string, to: string, leaseDurationSeconds?: number): number {
+    if (this.implementation !== 'nest-leader' || !this.child.stdin) {
+      throw new Error(`${this.describe()} takes no transfer orders`);
+    }
+    const order: TransferOrder = { transfer: { from, to, leaseDurationSeconds } };
+    // Stamped before writing: the child may act on the line before this process runs again.
+    const sentMs = monotonicNowMs();
+    this.child.stdin.write(`${JSON.stringify(order)}\n`);
+    return sentMs;
   }
 
   /** Events matching `predicate`, in order. */

@@ -28,6 +28,10 @@
  * leader election (a `LeaseCandidateRegistration` with those versions; the API server needs the
  * `CoordinatedLeaderElection` feature gate): it only follows the Lease the controller writes.
  *
+ * A line `{"transfer":{"from":ID,"to":TARGET,"leaseDurationSeconds":N?}}` on stdin hands
+ * candidate ID's term to TARGET (`transferLeadership`); it prints `handed-off` or
+ * `handoff-failed`. `started` carries the term's reason (handoff, release, expired, created).
+ *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
  * `--release-on-cancel`, the Lease is released, or handed to the preferred candidate when one
  * advertises itself: `--pod-template-hash`/`--priority` make a candidate advertise) and exits
@@ -35,6 +39,7 @@
  * client-go program exits.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -45,7 +50,7 @@ import {
   type ElectionLogger,
   type LeaderTerm,
 } from 'nest-leader';
-import type { CandidateEvent } from './candidate-process.js';
+import type { CandidateEvent, TransferOrder } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { makeKubernetesLock } from './kubernetes-locks.js';
 import { monotonicNowMs } from './monotonic-time.js';
@@ -152,6 +157,8 @@ function main(): void {
       warn: (message) => process.stderr.write(`${identity} warn: ${message}\n`),
       error: (message) => process.stderr.write(`${identity} error: ${message}\n`),
     };
+    /** Set by the observer just before `onStartedLeading` (the notifier's order). */
+    let startReason: string | undefined;
     const elector = new LeaderElector({
       lock: makeKubernetesLock(values.lock, {
         kubeConfig,
@@ -177,9 +184,15 @@ function main(): void {
               emulationVersion: values['coordinated-emulation-version'],
               pingCheckIntervalMs: 500,
             }),
+      observer: { termStarted: (e) => (startReason = e.reason) },
       callbacks: {
         onStartedLeading: (term) => {
-          emit({ event: 'started', identity, leaseTransitions: term.leaseTransitions });
+          emit({
+            event: 'started',
+            identity,
+            leaseTransitions: term.leaseTransitions,
+            reason: startReason,
+          });
           if (unitCheck) void workUnits(identity, term, unitCheck);
         },
         onStoppedLeading: (term) =>
@@ -200,6 +213,27 @@ function main(): void {
     }
     process.exit(0);
   };
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const { from, to, leaseDurationSeconds } = (JSON.parse(line) as TransferOrder).transfer;
+    const elector = electors.find((e) => e.identity === from);
+    const term = elector?.term;
+    const failed = (error: unknown) =>
+      emit({ event: 'handoff-failed', identity: from, leader: to, reason: String(error) });
+    try {
+      elector!.transferLeadership(to, { leaseDurationSeconds }).then(
+        () =>
+          emit({
+            event: 'handed-off',
+            identity: from,
+            leader: to,
+            leaseTransitions: term?.leaseTransitions,
+          }),
+        failed,
+      );
+    } catch (error) {
+      failed(error);
+    }
+  });
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
   for (const elector of electors) {

@@ -176,6 +176,32 @@ export class Fleet {
     };
   }
 
+  /**
+   * nest-leader only: orders the leader to hand its term to another live candidate (chosen at
+   * random; `transferLeadership`) and waits for the target's `started`. Measured like
+   * {@link handOver}, from the order; nothing is replaced (the old leader stays a candidate).
+   * @throws Error if the handoff fails, or the target does not start within `timeoutMs`.
+   */
+  async transfer(timeoutMs: number): Promise<Omit<Handover, 'signal'>> {
+    const leader = this.leader();
+    if (!leader) throw new Error(`${this.describe()}: no leader to hand off`);
+    const others = this.processes.filter((p) => p !== leader.process && !p.killed);
+    const target = others[Math.floor(Math.random() * others.length)];
+    if (!target) throw new Error(`${this.describe()}: no candidate to hand off to`);
+    const orderedMs = leader.process.transferLeadership(leader.identity, target.identity);
+    const started = await Promise.race([
+      target.waitFor((e) => e.event === 'started' && e.monotonicMs > orderedMs, timeoutMs),
+      leader.process
+        .waitFor((e) => e.event === 'handoff-failed' && e.monotonicMs > orderedMs, timeoutMs)
+        .then((e) => Promise.reject(new Error(`handoff failed: ${e.reason}`))),
+    ]);
+    return {
+      from: leader.identity,
+      to: target.identity,
+      ms: Math.round((started.monotonicMs - orderedMs) * 10) / 10,
+    };
+  }
+
   /** Pairs of terms that overlapped in time, by the candidates' own events (must be 0). */
   overlappingTerms(): number {
     return overlappingIntervals(leadershipIntervals(this.all)).length;

@@ -1,0 +1,317 @@
+/**
+ * Targeted handoff (`LeaderElector.transferLeadership`) between real OS processes on the real
+ * kube-apiserver, with client-go's own elector on the same Lease: the target takes the Lease at
+ * once; a dead target costs exactly the bound; a client-go candidate never takes a Lease
+ * reserved for someone else, takes it after the bound like an expired one, and — named as the
+ * target — leads at once. Never two leaders (both sides' event logs and samples of the Lease);
+ * leaseTransitions never go down and every term's fencing token is above the previous one's.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
+import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
+import { FAST_TIMINGS } from '../support/candidates.js';
+import {
+  buildClientGoCandidate,
+  type CandidateEvent,
+  CandidateProcess,
+  type Implementation,
+} from '../support/candidate-process.js';
+import {
+  decreasingTransitions,
+  leadershipIntervals,
+  LeaseSampler,
+  overlappingIntervals,
+  samplesContradictingIntervals,
+} from '../support/leadership-timeline.js';
+
+const cluster = getTestCluster();
+const { leaseDurationSeconds, retryPeriodSeconds } = FAST_TIMINGS;
+const LEASE_MS = leaseDurationSeconds * 1000;
+const RETRY_MS = retryPeriodSeconds * 1000;
+/** Request latency and process scheduling on a loaded 2-core machine. */
+const SLACK_MS = 1000;
+const USER: Record<Implementation, string> = { 'client-go': 'alice', 'nest-leader': 'bob' };
+
+describe(
+  'targeted handoff between real processes (real kube-apiserver)',
+  { timeout: 180_000 },
+  () => {
+    const processes: CandidateProcess[] = [];
+    const samplers: LeaseSampler[] = [];
+
+    before(async () => {
+      for (const user of Object.values(USER)) await grantLeaseAccess(cluster, user, ELECTOR_VERBS);
+      await buildClientGoCandidate();
+    });
+    after(async () => {
+      await Promise.all(samplers.map((s) => s.stop()));
+      await Promise.all(processes.map((p) => p.dispose()));
+      for (const user of Object.values(USER)) await revokeLeaseAccess(cluster, user);
+    });
+
+    async function spawn(
+      implementation: Implementation,
+      leaseName: string,
+      identity: string,
+    ): Promise<CandidateProcess> {
+      const candidate = await CandidateProcess.start({
+        implementation,
+        kubeconfigPath: cluster.identities[USER[implementation]]!.kubeconfigPath,
+        leaseName,
+        namespace: cluster.namespace,
+        identity,
+        timings: FAST_TIMINGS,
+      });
+      processes.push(candidate);
+      await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
+      return candidate;
+    }
+
+    /** Starts `leader` first (it creates the Lease), then the others, who see it lead. */
+    async function election(leaseName: string, members: [Implementation, string][]) {
+      const sampler = new LeaseSampler(coordinationApi(cluster), leaseName, cluster.namespace);
+      samplers.push(sampler);
+      const [first, ...rest] = members;
+      const leader = await spawn(first![0], leaseName, first![1]);
+      await leader.waitFor((e) => e.event === 'started', LEASE_MS + 3 * RETRY_MS, 'started');
+      const others: CandidateProcess[] = [];
+      for (const [implementation, identity] of rest) {
+        const other = await spawn(implementation, leaseName, identity);
+        await other.waitFor(
+          (e) => e.event === 'new-leader' && e.leader === leader.identity,
+          LEASE_MS + 3 * RETRY_MS,
+          `new-leader ${leader.identity}`,
+        );
+        others.push(other);
+      }
+      return { sampler, leader, others };
+    }
+
+    /** Orders `from` to hand its term to `to`; resolves its `handed-off` event and the order time. */
+    async function handOff(from: CandidateProcess, to: string, bound?: number) {
+      const orderedMs = from.transferLeadership(from.identity, to, bound);
+      const written = await from.waitFor(
+        (e) =>
+          (e.event === 'handed-off' || e.event === 'handoff-failed') && e.monotonicMs > orderedMs,
+        10_000,
+        'the handoff written',
+      );
+      assert.equal(written.event, 'handed-off', written.reason);
+      return { orderedMs, written };
+    }
+
+    function startedAfter(candidate: CandidateProcess, ms: number, timeoutMs: number) {
+      return candidate.waitFor(
+        (e) => e.event === 'started' && e.monotonicMs > ms,
+        timeoutMs,
+        `started after ${Math.round(ms)}`,
+      );
+    }
+
+    function startsBetween(fromMs: number, toMs: number, leaseName: string): CandidateEvent[] {
+      return processes
+        .filter((p) => p.leaseName === leaseName)
+        .flatMap((p) => p.eventsWhere((e) => e.event === 'started'))
+        .filter((e) => e.monotonicMs > fromMs && e.monotonicMs < toMs);
+    }
+
+    /** Never two leaders; the Lease never contradicts a leader; leaseTransitions never go down. */
+    async function assertSafe(leaseName: string, sampler: LeaseSampler) {
+      await sampler.stop();
+      const mine = processes.filter((p) => p.leaseName === leaseName);
+      const intervals = leadershipIntervals(mine);
+      assert.deepEqual(overlappingIntervals(intervals), [], 'two candidates led at once');
+      assert.deepEqual(
+        samplesContradictingIntervals(intervals, sampler.samples),
+        [],
+        'the Lease named someone else while a candidate believed it led',
+      );
+      assert.deepEqual(decreasingTransitions(sampler.samples), [], 'leaseTransitions went down');
+      await Promise.all(mine.map((p) => p.dispose()));
+      return intervals;
+    }
+
+    /** leaseTransitions of the Lease while `holder` held it, from the samples (one value). */
+    function tokenOf(sampler: LeaseSampler, holder: string): number[] {
+      return [
+        ...new Set(
+          sampler.samples
+            .filter((s) => s.holderIdentity === holder)
+            .map((s) => s.leaseTransitions!),
+        ),
+      ];
+    }
+
+    test('the target takes the Lease at once, with the next term; nobody else starts; gap measured', async () => {
+      const leaseName = uniqueLeaseName('handoff');
+      const { sampler, leader, others } = await election(leaseName, [
+        ['nest-leader', 'ts-1'],
+        ['nest-leader', 'ts-2'],
+        ['nest-leader', 'ts-3'],
+      ]);
+      const [target, bystander] = others as [CandidateProcess, CandidateProcess];
+      const leaderTerm = leader.events.find((e) => e.event === 'started')!.leaseTransitions!;
+
+      const { orderedMs, written } = await handOff(leader, target.identity);
+      const started = await startedAfter(target, orderedMs, RETRY_MS + SLACK_MS + 2000);
+      const stopped = leader.events.find((e) => e.event === 'stopped')!;
+
+      assert.equal(started.reason, 'handoff');
+      assert.equal(written.leaseTransitions, leaderTerm);
+      // The handoff record is the leader's term + 1; the target's term is one more, as any new term.
+      assert.equal(started.leaseTransitions, leaderTerm + 2);
+      assert.ok(
+        tokenOf(sampler, target.identity).every(
+          (t) => t === leaderTerm + 1 || t === leaderTerm + 2,
+        ),
+      );
+      assert.deepEqual(
+        startsBetween(orderedMs, started.monotonicMs + 3 * RETRY_MS, leaseName).map(
+          (e) => e.identity,
+        ),
+        [target.identity],
+        'only the target started',
+      );
+      assert.equal(bystander.eventsWhere((e) => e.event === 'started').length, 0);
+      const gapMs = started.monotonicMs - stopped.monotonicMs;
+      console.log(
+        `# handoff: leaderless ${Math.round(gapMs)} ms (term end → target's start); order → start ` +
+          `${Math.round(started.monotonicMs - orderedMs)} ms`,
+      );
+      assert.ok(gapMs >= 0 && gapMs < 1.2 * RETRY_MS + SLACK_MS, `gap ${gapMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 2 * RETRY_MS)); // the target renews
+      await assertSafe(leaseName, sampler);
+    });
+
+    test('a dead target: nobody leads until the bound has passed, then another candidate takes it', async () => {
+      const leaseName = uniqueLeaseName('handoff-dead');
+      const { sampler, leader, others } = await election(leaseName, [
+        ['nest-leader', 'ts-1'],
+        ['nest-leader', 'ts-2'],
+        ['nest-leader', 'ts-3'],
+      ]);
+      const [target, bystander] = others as [CandidateProcess, CandidateProcess];
+      const leaderTerm = leader.events.find((e) => e.event === 'started')!.leaseTransitions!;
+      target.kill('SIGKILL');
+      await target.exited;
+      const boundSeconds = 6; // longer than leaseDuration (4 s): the bound, not leaseDuration, counts
+
+      const { orderedMs, written } = await handOff(leader, target.identity, boundSeconds);
+      const next = await Promise.race([
+        startedAfter(leader, orderedMs, boundSeconds * 1000 + 4 * RETRY_MS + SLACK_MS),
+        startedAfter(bystander, orderedMs, boundSeconds * 1000 + 4 * RETRY_MS + SLACK_MS),
+      ]);
+
+      // Nobody saw the handoff before it was written, after the order: none may start before
+      // order + bound. Everyone saw it by its `handed-off` event plus one retry period.
+      assert.ok(
+        next.monotonicMs >= orderedMs + boundSeconds * 1000,
+        `${next.identity} started ${Math.round(next.monotonicMs - orderedMs)} ms after the order`,
+      );
+      assert.ok(
+        next.monotonicMs <= written.monotonicMs + boundSeconds * 1000 + 1.2 * RETRY_MS + SLACK_MS,
+        `${next.identity} started ${Math.round(next.monotonicMs - written.monotonicMs)} ms after the handoff`,
+      );
+      assert.equal(next.reason, 'expired');
+      assert.equal(next.leaseTransitions, leaderTerm + 2);
+      assert.deepEqual(tokenOf(sampler, target.identity), [leaderTerm + 1]);
+      console.log(
+        `# dead target (bound ${boundSeconds} s): ${next.identity} took it ` +
+          `${Math.round(next.monotonicMs - written.monotonicMs)} ms after the handoff`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2 * RETRY_MS));
+      const intervals = await assertSafe(leaseName, sampler);
+      assert.deepEqual(
+        intervals.map((i) => i.identity),
+        [leader.identity, next.identity],
+      );
+    });
+
+    test('client-go on the same Lease: waits out a handoff to another, takes it after the bound, leads at once when it is the target', async () => {
+      const leaseName = uniqueLeaseName('handoff-go');
+      const { sampler, leader, others } = await election(leaseName, [
+        ['nest-leader', 'ts-1'],
+        ['nest-leader', 'ts-2'],
+        ['client-go', 'go-1'],
+      ]);
+      const [target, goCandidate] = others as [CandidateProcess, CandidateProcess];
+      const firstTerm = leader.events.find((e) => e.event === 'started')!.leaseTransitions!;
+
+      // 1. ts-1 → ts-2 with client-go watching: ts-2 leads at once; client-go only sees a new holder.
+      const first = await handOff(leader, target.identity);
+      const targetStarted = await startedAfter(target, first.orderedMs, RETRY_MS + SLACK_MS + 2000);
+      assert.equal(targetStarted.reason, 'handoff');
+      await goCandidate.waitFor(
+        (e) => e.event === 'new-leader' && e.leader === target.identity,
+        LEASE_MS,
+        'client-go sees ts-2 lead',
+      );
+
+      // 2. ts-2 → a candidate that does not exist: client-go and ts-1 wait the whole bound; then
+      //    one of them takes it as an expired Lease.
+      const boundSeconds = 5;
+      const ghost = await handOff(target, 'ts-ghost', boundSeconds);
+      const next = await Promise.race(
+        [leader, target, goCandidate].map((c) =>
+          startedAfter(c, ghost.orderedMs, boundSeconds * 1000 + 4 * RETRY_MS + 2 * SLACK_MS),
+        ),
+      );
+      assert.ok(
+        next.monotonicMs >= ghost.orderedMs + boundSeconds * 1000,
+        `${next.identity} took the reserved Lease ${Math.round(next.monotonicMs - ghost.orderedMs)} ms after the order`,
+      );
+      assert.ok(
+        goCandidate.events.some((e) => e.event === 'new-leader' && e.leader === 'ts-ghost'),
+        'client-go reported the reserved holder as the new leader',
+      );
+      console.log(
+        `# client-go present, target gone (bound ${boundSeconds} s): ${next.identity} took it ` +
+          `${Math.round(next.monotonicMs - ghost.written.monotonicMs)} ms after the handoff`,
+      );
+
+      // 3. If a nest-leader candidate won, it hands the Lease to client-go: client-go, seeing its
+      //    own identity as holder, leads at once (its next retry), keeping the handoff's transitions.
+      let goStarted = next.identity === goCandidate.identity ? next : undefined;
+      if (!goStarted) {
+        const winner = [leader, target].find((c) => c.identity === next.identity)!;
+        const toGo = await handOff(winner, goCandidate.identity);
+        goStarted = await startedAfter(
+          goCandidate,
+          toGo.orderedMs,
+          2.2 * RETRY_MS + SLACK_MS + 2000,
+        );
+        const handoffTokens = tokenOf(sampler, goCandidate.identity);
+        assert.equal(
+          handoffTokens.length,
+          1,
+          `client-go keeps the handoff's transitions: ${handoffTokens}`,
+        );
+        console.log(
+          `# handoff to client-go: it led ${Math.round(goStarted.monotonicMs - toGo.written.monotonicMs)} ms after the handoff`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2 * RETRY_MS));
+      const intervals = await assertSafe(leaseName, sampler);
+
+      // Fencing tokens: the Lease's leaseTransitions at each leader, in the order they led.
+      const tokens = intervals.map((i) => tokenOf(sampler, i.identity));
+      const perTerm = intervals.flatMap((interval) => {
+        const seen = sampler.samples.filter(
+          (s) =>
+            s.holderIdentity === interval.identity &&
+            s.sentMs >= interval.startMs &&
+            s.receivedMs <= interval.endMs,
+        );
+        return seen.length ? [Math.max(...seen.map((s) => s.leaseTransitions!))] : [];
+      });
+      for (let i = 1; i < perTerm.length; i++) {
+        assert.ok(
+          perTerm[i]! > perTerm[i - 1]!,
+          `tokens ${perTerm} (all seen: ${JSON.stringify(tokens)})`,
+        );
+      }
+      assert.equal(perTerm[0], firstTerm);
+    });
+  },
+);
