@@ -16,6 +16,7 @@
 import { uniqueLeaseName } from '@nest-leader/test/support/cluster.js';
 import type { CandidateProcess } from '@nest-leader/test/support/candidate-process.js';
 import type { ClusterInfo } from '@nest-leader/test/support/control-plane.js';
+import { monotonicNowMs } from '@nest-leader/test/support/monotonic-time.js';
 import type { LeaderElectionTimings } from 'nest-leader';
 import { Fleet } from './compare/fleet.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
@@ -157,7 +158,7 @@ async function settle(fleet: Fleet): Promise<void> {
 
 async function measureOne(fleet: Fleet, mode: Mode, round: number): Promise<Round> {
   const leader = fleet.leader()!;
-  const commandMs = performance.now();
+  const commandMs = monotonicNowMs();
   const moved =
     mode === 'handoff'
       ? await fleet.transfer(TIMEOUT_MS)

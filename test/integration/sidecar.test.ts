@@ -145,6 +145,38 @@ describe('nest-leader-elector sidecar on the real kube-apiserver', () => {
     assert.ok(ms < TTL_SECONDS * 1000, `released, not expired: ${Math.round(ms)} ms`);
   });
 
+  test('POST /transfer?to=<id>: the named sidecar leads at once; 409 on a follower, 400 for a bad target, 405 for GET', async () => {
+    const old = leader;
+    const target = live().find((s) => s !== old)!;
+    assert.equal((await old.request(`/transfer?to=${target.id}`, 'GET'))?.status, 405);
+    const onFollower = await target.request(`/transfer?to=${old.id}`, 'POST');
+    assert.equal(onFollower?.status, 409, JSON.stringify(onFollower?.body));
+    assert.match(String(onFollower?.body.error), /not/);
+    for (const bad of ['', `?to=${old.id}`, `?to=${target.id}&leaseDurationSeconds=1.5`]) {
+      const refused = await old.request(`/transfer${bad}`, 'POST');
+      assert.equal(refused?.status, 400, `${bad}: ${JSON.stringify(refused?.body)}`);
+    }
+    const before = await readStoredRecord(admin, 'lease', election, cluster.namespace);
+    const orderedAt = performance.now();
+    const answer = await old.request(`/transfer?to=${target.id}`, 'POST');
+    assert.equal(answer?.status, 200, JSON.stringify(answer?.body));
+    assert.deepEqual(answer?.body, {
+      to: target.id,
+      leaseDurationSeconds: TTL_SECONDS,
+      leaseTransitions: before!.transitions! + 1,
+    });
+    await eventually(async () => assert.equal((await target.get('/ready'))?.status, 200), {
+      timeoutMs: 1.2 * RETRY_MS + 2000,
+      intervalMs: 20,
+    });
+    const ms = performance.now() - orderedAt;
+    leader = target;
+    await assertOnlyLeaderReady(leader);
+    const after = await readStoredRecord(admin, 'lease', election, cluster.namespace);
+    assert.equal(after!.transitions, before!.transitions! + 2, "the target's own term");
+    process.stdout.write(`# sidecar POST /transfer → target /ready 200: ${Math.round(ms)} ms\n`);
+  });
+
   test('bad flags exit 2 with a message naming the flag', async () => {
     const kubeconfig = cluster.identities.alice!.kubeconfigPath;
     const missing = new SidecarProcess('x', ['--ttl', '4s'], kubeconfig, undefined, true);

@@ -65,10 +65,19 @@ export class SidecarProcess {
   }
 
   /** GETs `path` on the sidecar; `undefined` when it does not answer. */
-  async get(path: string): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
+  get(path: string): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
+    return this.request(path);
+  }
+
+  /** Sends `method` `path` to the sidecar; `undefined` when it does not answer. */
+  async request(
+    path: string,
+    method = 'GET',
+  ): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
     try {
       const response = await fetch(`http://${await this.address()}${path}`, {
-        signal: AbortSignal.timeout(2000),
+        method,
+        signal: AbortSignal.timeout(5000),
       });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     } catch {

@@ -99,7 +99,9 @@ export class LeaderElectorSidecar {
         onNewLeader: (identity) => this.server?.noteLeader(identity),
       },
     });
-    if (options.http) this.server = new SidecarServer(this.elector);
+    if (options.http) {
+      this.server = new SidecarServer(this.elector, options.leaseDurationSeconds);
+    }
   }
 
   /** Removes a stale leader file, starts serving HTTP (if asked) and campaigning. */

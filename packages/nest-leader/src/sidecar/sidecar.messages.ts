@@ -18,7 +18,8 @@ export const sidecarMessages = {
       '  --ttl <duration>              lease duration, Go syntax: 10s, 1m, 1500ms (default 10s);',
       '                                renew deadline ttl/2, retry period ttl/4; the Lease holds',
       '                                whole seconds, so the lease duration is ttl rounded up',
-      '  --http <host:port>            serve GET / ({"name","last_update"}), /ready, /healthz',
+      '  --http <host:port>            serve GET / ({"name","last_update"}), /ready, /healthz,',
+      '                                and POST /transfer?to=<id> (hand leadership to <id>)',
       '  --leader-file <path>          a file that exists only while this pod leads',
       '  --help                        this text',
     ].join('\n'),
@@ -36,5 +37,6 @@ export const sidecarMessages = {
     `${leaseDurationSeconds}s${http ? `, serving http://${http}/` : ''}.`,
   leaderFileFailed: (path: string, error: unknown) =>
     `Could not update the leader file ${path}: ${errorText(error)}`,
+  noRoute: (path: string) => `no route ${path}; try /, /ready, /healthz or POST /transfer?to=<id>`,
   stopping: (signal: string) => `nest-leader-elector: ${signal} received; releasing the Lease.`,
 } as const;

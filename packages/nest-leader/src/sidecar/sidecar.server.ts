@@ -6,10 +6,17 @@
  *   observes (`""` when none) and when it last saw the leader change (`null` before that).
  * - `GET /ready` → 200 on the leader, 503 elsewhere: {@link SidecarReadyResponse}.
  * - `GET /healthz` → 200, or 503 when the elector is unhealthy (as client-go's HealthzAdaptor).
+ * - `POST /transfer?to=<identity>[&leaseDurationSeconds=<n>]` → targeted handoff
+ *   (`LeaderElector.transferLeadership`): 200 {@link SidecarTransferResponse} once the Lease is
+ *   handed to `to`; 400 for a missing or invalid `to` (empty, this candidate) or bound; 409 when
+ *   this sidecar does not lead (or lost the Lease meanwhile); 502 when writing the Lease
+ *   failed; 405 for any other method. Errors answer `{"error":"<message>"}`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LeaderElector } from '../core/leader-elector.js';
+import { InvalidLeaderElectionOptionError, LeadershipTransferError } from '../errors.js';
+import { sidecarMessages } from './sidecar.messages.js';
 
 /** What `GET /` answers. */
 export interface SidecarLeaderResponse {
@@ -32,13 +39,31 @@ export interface SidecarReadyResponse {
   leaseTransitions: number | null;
 }
 
+/** What `POST /transfer` answers with 200: the handoff was written. */
+export interface SidecarTransferResponse {
+  /** The candidate the Lease was handed to (its holderIdentity now). */
+  to: string;
+  /** How long the Lease is reserved for `to`: the handoff's bound, seconds. */
+  leaseDurationSeconds: number;
+  /** The handoff record's leaseTransitions (this sidecar's ended term + 1). */
+  leaseTransitions: number | null;
+}
+
 /** Serves the elector's view over HTTP. */
 export class SidecarServer {
   private readonly server: Server;
   private lastUpdate: Date | undefined;
   private lastLeader: string | undefined;
 
-  constructor(private readonly elector: LeaderElector) {
+  /**
+   * @param elector - the sidecar's elector
+   * @param leaseDurationSeconds - its leaseDuration: a transfer's bound unless the request
+   *   names one
+   */
+  constructor(
+    private readonly elector: LeaderElector,
+    private readonly leaseDurationSeconds: number,
+  ) {
     this.server = createServer((req, res) => this.handle(req, res));
   }
 
@@ -65,8 +90,15 @@ export class SidecarServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const path = new URL(req.url ?? '/', 'http://sidecar').pathname;
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET only' });
+    const url = new URL(req.url ?? '/', 'http://sidecar');
+    const path = url.pathname;
+    if (path === '/transfer') {
+      if (req.method !== 'POST') return send(res, 405, { error: 'POST only' }, { allow: 'POST' });
+      return void this.transfer(url.searchParams, res);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return send(res, 405, { error: 'GET only' }, { allow: 'GET, HEAD' });
+    }
     const name = this.elector.leader ?? '';
     this.noteLeader(this.elector.leader);
     switch (path) {
@@ -91,14 +123,45 @@ export class SidecarServer {
         return send(res, health.healthy ? 200 : 503, health);
       }
       default:
-        return send(res, 404, { error: `no route ${path}; try /, /ready or /healthz` });
+        return send(res, 404, { error: sidecarMessages.noRoute(path) });
+    }
+  }
+
+  /** `POST /transfer`: hands the term to `to` and answers once the handoff is written. */
+  private async transfer(query: URLSearchParams, res: ServerResponse): Promise<void> {
+    const to = query.get('to') ?? undefined;
+    const bound = query.get('leaseDurationSeconds');
+    const leaseDurationSeconds = bound === null ? undefined : Number(bound);
+    try {
+      await this.elector.transferLeadership(to as string, { leaseDurationSeconds });
+      const body: SidecarTransferResponse = {
+        to: to!,
+        leaseDurationSeconds: leaseDurationSeconds ?? this.leaseDurationSeconds,
+        leaseTransitions: this.elector.leaseTransitions ?? null,
+      };
+      send(res, 200, body);
+    } catch (error) {
+      send(res, transferStatus(error), { error: (error as Error).message });
     }
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+/** HTTP status of a failed transfer: 400 bad request, 409 not (or no longer) leader, 502. */
+function transferStatus(error: unknown): number {
+  if (error instanceof InvalidLeaderElectionOptionError) return 400;
+  if (error instanceof LeadershipTransferError && error.reason !== 'write-failed') return 409;
+  return 502;
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = `${JSON.stringify(body)}\n`;
   res.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
