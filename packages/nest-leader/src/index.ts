@@ -227,7 +227,11 @@ export {
   type SidecarDependencies,
 } from './sidecar/leader-elector.sidecar.js';
 export type { LeaderFileContent } from './sidecar/leader-file.js';
-export type { SidecarLeaderResponse, SidecarReadyResponse } from './sidecar/sidecar.server.js';
+export type {
+  SidecarLeaderResponse,
+  SidecarReadyResponse,
+  SidecarTransferResponse,
+} from './sidecar/sidecar.server.js';
 // Nest layer
 export { LeaderModule } from './nest/leader.module.js';
 export type { LeaderModuleExtras } from './nest/leader.module-definition.js';
