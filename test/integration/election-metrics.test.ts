@@ -108,7 +108,7 @@ describe('election metrics on the real API server', { timeout: 120_000 }, () => 
       );
       assert.equal(await scrape(alice, M.masterStatus), 1);
       assert.equal(await scrape(bob, M.masterStatus), 0);
-      assert.equal(await scrape(alice, M.termsStarted), 1);
+      assert.equal(await scrape(alice, M.termsStarted, { reason: 'created' }), 1);
       assert.equal(await scrape(alice, M.transitions), 0, 'a first sighting is no transition');
       assert.equal(await scrape(bob, M.observedLeader, { holder: 'alice' }), 1);
       assert.ok(
@@ -148,6 +148,7 @@ describe('election metrics on the real API server', { timeout: 120_000 }, () => 
         intervalMs: 20,
       });
       assert.equal(await scrape(second, M.masterStatus), 1);
+      assert.equal(await scrape(second, M.termsStarted, { reason: 'release' }), 1);
       assert.equal(await scrape(second, M.transitions), 1, 'alice → (released) → second');
       assert.equal(await scrape(third, M.transitions), 1);
 
@@ -159,7 +160,7 @@ describe('election metrics on the real API server', { timeout: 120_000 }, () => 
         intervalMs: 20,
       });
       assert.equal(await scrape(third, M.transitions), 2);
-      assert.equal(await scrape(third, M.termsStarted), 1);
+      assert.equal(await scrape(third, M.termsStarted, { reason: 'expired' }), 1);
       assert.equal(await leaseTransitions(leaseName), 2, 'the Lease agrees: two handovers');
 
       // API errors: RBAC now refuses the leader's renewals; it counts them, then steps down.

@@ -8,6 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { HANDOFF_ANNOTATION } from 'nest-leader';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
@@ -228,90 +229,114 @@ describe(
       );
     });
 
-    test('client-go on the same Lease: waits out a handoff to another, takes it after the bound, leads at once when it is the target', async () => {
+    test('client-go on the same Lease: waits out a handoff to another, leads at once as the target, takes a released Lease, and a reserved one only after the bound', async () => {
       const leaseName = uniqueLeaseName('handoff-go');
       const { sampler, leader, others } = await election(leaseName, [
         ['nest-leader', 'ts-1'],
         ['nest-leader', 'ts-2'],
         ['client-go', 'go-1'],
       ]);
-      const [target, goCandidate] = others as [CandidateProcess, CandidateProcess];
+      const [second, go1] = others as [CandidateProcess, CandidateProcess];
       const firstTerm = leader.events.find((e) => e.event === 'started')!.leaseTransitions!;
 
-      // 1. ts-1 → ts-2 with client-go watching: ts-2 leads at once; client-go only sees a new holder.
-      const first = await handOff(leader, target.identity);
-      const targetStarted = await startedAfter(target, first.orderedMs, RETRY_MS + SLACK_MS + 2000);
-      assert.equal(targetStarted.reason, 'handoff');
-      await goCandidate.waitFor(
-        (e) => e.event === 'new-leader' && e.leader === target.identity,
+      // 1. ts-1 → ts-2 with client-go watching: ts-2 leads at once; client-go sees a new holder.
+      const first = await handOff(leader, second.identity);
+      const secondStarted = await startedAfter(second, first.orderedMs, RETRY_MS + SLACK_MS + 2000);
+      assert.equal(secondStarted.reason, 'handoff');
+      await go1.waitFor(
+        (e) => e.event === 'new-leader' && e.leader === second.identity,
         LEASE_MS,
         'client-go sees ts-2 lead',
       );
+      assert.equal(go1.eventsWhere((e) => e.event === 'started').length, 0);
 
-      // 2. ts-2 → a candidate that does not exist: client-go and ts-1 wait the whole bound; then
-      //    one of them takes it as an expired Lease.
+      // 2. ts-2 → go-1: client-go finds its own identity as holder and leads at its next retry,
+      //    keeping the handoff's leaseTransitions.
+      const toGo = await handOff(second, go1.identity);
+      const goStarted = await startedAfter(go1, toGo.orderedMs, 2.2 * RETRY_MS + 2 * SLACK_MS);
+      console.log(
+        `# handoff to client-go: it led ${Math.round(goStarted.monotonicMs - toGo.written.monotonicMs)} ms after the handoff`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2 * RETRY_MS)); // it renews
+      assert.deepEqual(tokenOf(sampler, go1.identity), [secondStarted.leaseTransitions! + 1]);
+
+      // 3. go-1 is SIGTERMed: it releases; a nest-leader candidate takes the released Lease.
+      const releasedMs = go1.kill('SIGTERM');
+      const afterRelease = await Promise.race(
+        [leader, second].map((c) => startedAfter(c, releasedMs, 2 * RETRY_MS + SLACK_MS)),
+      );
+      assert.equal(afterRelease.reason, 'release');
+      assert.equal((await go1.exited).code, 0);
+      const winner = [leader, second].find((c) => c.identity === afterRelease.identity)!;
+      const loser = [leader, second].find((c) => c !== winner)!;
+
+      // 4. A fresh client-go candidate; the winner hands off to a candidate that does not exist
+      //    and dies: only client-go is left. It waits the whole bound, then takes the Lease as
+      //    an expired one (+ 1), writing the handoff annotation back unchanged.
+      const go2 = await spawn('client-go', leaseName, 'go-2');
+      await go2.waitFor(
+        (e) => e.event === 'new-leader' && e.leader === winner.identity,
+        LEASE_MS,
+        'go-2 follows',
+      );
+      loser.kill('SIGKILL');
+      await loser.exited;
       const boundSeconds = 5;
-      const ghost = await handOff(target, 'ts-ghost', boundSeconds);
-      const next = await Promise.race(
-        [leader, target, goCandidate].map((c) =>
-          startedAfter(c, ghost.orderedMs, boundSeconds * 1000 + 4 * RETRY_MS + 2 * SLACK_MS),
-        ),
+      const ghost = await handOff(winner, 'ts-ghost', boundSeconds);
+      winner.kill('SIGKILL');
+      const goTook = await startedAfter(
+        go2,
+        ghost.orderedMs,
+        // client-go notices the handoff at its next poll and acts at the poll after the bound:
+        // each retryPeriod × [1, 2.2).
+        boundSeconds * 1000 + 2 * 2.2 * RETRY_MS + 2 * SLACK_MS,
       );
       assert.ok(
-        next.monotonicMs >= ghost.orderedMs + boundSeconds * 1000,
-        `${next.identity} took the reserved Lease ${Math.round(next.monotonicMs - ghost.orderedMs)} ms after the order`,
+        goTook.monotonicMs >= ghost.orderedMs + boundSeconds * 1000,
+        `client-go took the reserved Lease ${Math.round(goTook.monotonicMs - ghost.orderedMs)} ms after the order`,
       );
       assert.ok(
-        goCandidate.events.some((e) => e.event === 'new-leader' && e.leader === 'ts-ghost'),
+        go2.events.some((e) => e.event === 'new-leader' && e.leader === 'ts-ghost'),
         'client-go reported the reserved holder as the new leader',
       );
       console.log(
-        `# client-go present, target gone (bound ${boundSeconds} s): ${next.identity} took it ` +
-          `${Math.round(next.monotonicMs - ghost.written.monotonicMs)} ms after the handoff`,
+        `# client-go alone, target gone (bound ${boundSeconds} s): it took the Lease ` +
+          `${Math.round(goTook.monotonicMs - ghost.written.monotonicMs)} ms after the handoff`,
       );
-
-      // 3. If a nest-leader candidate won, it hands the Lease to client-go: client-go, seeing its
-      //    own identity as holder, leads at once (its next retry), keeping the handoff's transitions.
-      let goStarted = next.identity === goCandidate.identity ? next : undefined;
-      if (!goStarted) {
-        const winner = [leader, target].find((c) => c.identity === next.identity)!;
-        const toGo = await handOff(winner, goCandidate.identity);
-        goStarted = await startedAfter(
-          goCandidate,
-          toGo.orderedMs,
-          2.2 * RETRY_MS + SLACK_MS + 2000,
-        );
-        const handoffTokens = tokenOf(sampler, goCandidate.identity);
-        assert.equal(
-          handoffTokens.length,
-          1,
-          `client-go keeps the handoff's transitions: ${handoffTokens}`,
-        );
-        console.log(
-          `# handoff to client-go: it led ${Math.round(goStarted.monotonicMs - toGo.written.monotonicMs)} ms after the handoff`,
-        );
-      }
       await new Promise((resolve) => setTimeout(resolve, 2 * RETRY_MS));
-      const intervals = await assertSafe(leaseName, sampler);
+      const lease = await coordinationApi(cluster).readNamespacedLease({
+        name: leaseName,
+        namespace: cluster.namespace,
+      });
+      const ghostTransitions = tokenOf(sampler, 'ts-ghost');
+      assert.equal(ghostTransitions.length, 1);
+      assert.equal(lease.spec?.holderIdentity, go2.identity);
+      assert.equal(lease.spec?.leaseTransitions, ghostTransitions[0]! + 1);
+      assert.deepEqual(JSON.parse(lease.metadata!.annotations![HANDOFF_ANNOTATION]!), {
+        to: 'ts-ghost',
+        leaseTransitions: ghostTransitions[0],
+      });
 
-      // Fencing tokens: the Lease's leaseTransitions at each leader, in the order they led.
-      const tokens = intervals.map((i) => tokenOf(sampler, i.identity));
-      const perTerm = intervals.flatMap((interval) => {
+      const intervals = await assertSafe(leaseName, sampler);
+      assert.deepEqual(
+        intervals.map((i) => i.identity),
+        [leader.identity, second.identity, go1.identity, winner.identity, go2.identity],
+      );
+      // Fencing tokens: the Lease's leaseTransitions during each term, in the order they led.
+      const perTerm = intervals.map((interval) => {
         const seen = sampler.samples.filter(
           (s) =>
             s.holderIdentity === interval.identity &&
             s.sentMs >= interval.startMs &&
             s.receivedMs <= interval.endMs,
         );
-        return seen.length ? [Math.max(...seen.map((s) => s.leaseTransitions!))] : [];
+        return Math.max(...seen.map((s) => s.leaseTransitions!));
       });
-      for (let i = 1; i < perTerm.length; i++) {
-        assert.ok(
-          perTerm[i]! > perTerm[i - 1]!,
-          `tokens ${perTerm} (all seen: ${JSON.stringify(tokens)})`,
-        );
-      }
       assert.equal(perTerm[0], firstTerm);
+      for (let i = 1; i < perTerm.length; i++) {
+        assert.ok(perTerm[i]! > perTerm[i - 1]!, `fencing tokens per term: ${perTerm}`);
+      }
+      console.log(`# fencing tokens per term: ${perTerm.join(' < ')}`);
     });
   },
 );
