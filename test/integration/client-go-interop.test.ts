@@ -20,12 +20,9 @@ import {
   type Implementation,
 } from '../support/candidate-process.js';
 import {
-  decreasingTransitions,
+  assertSingleLeader,
   lastWriteLowerBoundMs,
-  leadershipIntervals,
   LeaseSampler,
-  overlappingIntervals,
-  samplesContradictingIntervals,
 } from '../support/leadership-timeline.js';
 
 const cluster = getTestCluster();
@@ -114,18 +111,6 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
     return { from: leader, to: follower, signal, killedMs, startedMs: started.monotonicMs };
   }
 
-  function assertSingleLeader(leaseName: string, sampler: LeaseSampler) {
-    const intervals = leadershipIntervals(processes.filter((p) => p.leaseName === leaseName));
-    assert.deepEqual(overlappingIntervals(intervals), [], 'two candidates led at once');
-    assert.deepEqual(
-      samplesContradictingIntervals(intervals, sampler.samples),
-      [],
-      'the Lease named someone else while a candidate believed it led',
-    );
-    assert.deepEqual(decreasingTransitions(sampler.samples), [], 'leaseTransitions went down');
-    return intervals;
-  }
-
   function describeHandover(h: Handover): string {
     const ms = Math.round(h.startedMs - h.killedMs);
     return `${h.from.implementation} → ${h.to.implementation} ${h.signal}: ${ms} ms`;
@@ -196,7 +181,10 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
       await disposeAll(leaseName);
     }
 
-    assertSingleLeader(leaseName, sampler);
+    assertSingleLeader(
+      processes.filter((p) => p.leaseName === leaseName),
+      sampler.samples,
+    );
     for (const h of handovers) {
       const ms = h.startedMs - h.killedMs;
       const jitter = ACQUIRE_JITTER[implementationOf(h.to)];
@@ -252,7 +240,10 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
       await sampler.stop();
       await disposeAll(leaseName);
     }
-    assertSingleLeader(leaseName, sampler);
+    assertSingleLeader(
+      processes.filter((p) => p.leaseName === leaseName),
+      sampler.samples,
+    );
     assert.equal(winners.length, 4);
   });
 });

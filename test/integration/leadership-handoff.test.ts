@@ -18,13 +18,7 @@ import {
   CandidateProcess,
   type Implementation,
 } from '../support/candidate-process.js';
-import {
-  decreasingTransitions,
-  leadershipIntervals,
-  LeaseSampler,
-  overlappingIntervals,
-  samplesContradictingIntervals,
-} from '../support/leadership-timeline.js';
+import { assertSingleLeader, LeaseSampler } from '../support/leadership-timeline.js';
 
 const cluster = getTestCluster();
 const { leaseDurationSeconds, retryPeriodSeconds } = FAST_TIMINGS;
@@ -121,14 +115,7 @@ describe(
     async function assertSafe(leaseName: string, sampler: LeaseSampler) {
       await sampler.stop();
       const mine = processes.filter((p) => p.leaseName === leaseName);
-      const intervals = leadershipIntervals(mine);
-      assert.deepEqual(overlappingIntervals(intervals), [], 'two candidates led at once');
-      assert.deepEqual(
-        samplesContradictingIntervals(intervals, sampler.samples),
-        [],
-        'the Lease named someone else while a candidate believed it led',
-      );
-      assert.deepEqual(decreasingTransitions(sampler.samples), [], 'leaseTransitions went down');
+      const intervals = assertSingleLeader(mine, sampler.samples);
       await Promise.all(mine.map((p) => p.dispose()));
       return intervals;
     }
@@ -144,8 +131,8 @@ describe(
       ];
     }
 
-    test('the target takes the Lease at once, with the next term; nobody else starts; gap measured', async () => {
-      const leaseName = uniqueLeaseName('handoff');
+    /** ts-1 leads, ts-2 (the target) and ts-3 (a bystander) follow it. */
+    async function threeNestLeaders(leaseName: string) {
       const { sampler, leader, others } = await election(leaseName, [
         ['nest-leader', 'ts-1'],
         ['nest-leader', 'ts-2'],
@@ -153,6 +140,12 @@ describe(
       ]);
       const [target, bystander] = others as [CandidateProcess, CandidateProcess];
       const leaderTerm = leader.events.find((e) => e.event === 'started')!.leaseTransitions!;
+      return { sampler, leader, target, bystander, leaderTerm };
+    }
+
+    test('the target takes the Lease at once, with the next term; nobody else starts; gap measured', async () => {
+      const leaseName = uniqueLeaseName('handoff');
+      const { sampler, leader, target, bystander, leaderTerm } = await threeNestLeaders(leaseName);
 
       const { orderedMs, written } = await handOff(leader, target.identity);
       const started = await startedAfter(target, orderedMs, RETRY_MS + SLACK_MS + 2000);
@@ -187,13 +180,7 @@ describe(
 
     test('a dead target: nobody leads until the bound has passed, then another candidate takes it', async () => {
       const leaseName = uniqueLeaseName('handoff-dead');
-      const { sampler, leader, others } = await election(leaseName, [
-        ['nest-leader', 'ts-1'],
-        ['nest-leader', 'ts-2'],
-        ['nest-leader', 'ts-3'],
-      ]);
-      const [target, bystander] = others as [CandidateProcess, CandidateProcess];
-      const leaderTerm = leader.events.find((e) => e.event === 'started')!.leaseTransitions!;
+      const { sampler, leader, target, bystander, leaderTerm } = await threeNestLeaders(leaseName);
       target.kill('SIGKILL');
       await target.exited;
       const boundSeconds = 6; // longer than leaseDuration (4 s): the bound, not leaseDuration, counts

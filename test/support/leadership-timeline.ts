@@ -3,6 +3,7 @@
  * candidates' own event logs (leadership intervals) and samples of the Lease read by an admin
  * client. Used to assert "never two leaders" across processes and implementations.
  */
+import assert from 'node:assert/strict';
 import type { CoordinationV1Api } from '@kubernetes/client-node';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
 import type { CandidateImplementation, CandidateProcess } from './candidate-process.js';
@@ -186,4 +187,24 @@ export function lastWriteLowerBoundMs(
   let first = last;
   while (first > 0 && read[first - 1]!.resourceVersion === version) first--;
   return first > 0 ? read[first - 1]!.sentMs : undefined;
+}
+
+/**
+ * Asserts "never two leaders" on the candidates' intervals and the Lease samples together: no
+ * two intervals overlap, no sample read inside an interval names another holder, and
+ * leaseTransitions never go down. Returns the intervals.
+ */
+export function assertSingleLeader(
+  processes: readonly CandidateProcess[],
+  samples: readonly LeaseSample[],
+): LeadershipInterval[] {
+  const intervals = leadershipIntervals(processes);
+  assert.deepEqual(overlappingIntervals(intervals), [], 'two candidates led at once');
+  assert.deepEqual(
+    samplesContradictingIntervals(intervals, samples),
+    [],
+    'the Lease named someone else while a candidate believed it led',
+  );
+  assert.deepEqual(decreasingTransitions(samples), [], 'leaseTransitions went down');
+  return intervals;
 }
