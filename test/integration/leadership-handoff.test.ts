@@ -309,14 +309,21 @@ describe(
         intervals.map((i) => i.identity),
         [leader.identity, second.identity, go1.identity, winner.identity, go2.identity],
       );
-      // Fencing tokens: the Lease's leaseTransitions during each term, in the order they led.
+      // Fencing tokens, in the order the terms ran: a nest-leader term's from its `started`
+      // event; a client-go term's (its events carry none) from the Lease read during the term.
+      const mine = processes.filter((p) => p.leaseName === leaseName);
       const perTerm = intervals.map((interval) => {
+        const started = mine
+          .flatMap((p) => p.events)
+          .find((e) => e.event === 'started' && e.monotonicMs === interval.startMs);
+        if (started?.leaseTransitions !== undefined) return started.leaseTransitions;
         const seen = sampler.samples.filter(
           (s) =>
             s.holderIdentity === interval.identity &&
             s.sentMs >= interval.startMs &&
             s.receivedMs <= interval.endMs,
         );
+        assert.ok(seen.length > 0, `no read of the Lease during ${interval.identity}'s term`);
         return Math.max(...seen.map((s) => s.leaseTransitions!));
       });
       assert.equal(perTerm[0], firstTerm);
