@@ -37,6 +37,9 @@ export const sidecarMessages = {
     `${leaseDurationSeconds}s${http ? `, serving http://${http}/` : ''}.`,
   leaderFileFailed: (path: string, error: unknown) =>
     `Could not update the leader file ${path}: ${errorText(error)}`,
+  transferNeedsTarget:
+    'POST /transfer needs the query parameter "to": the identity of the candidate to hand ' +
+    'leadership to',
   noRoute: (path: string) => `no route ${path}; try /, /ready, /healthz or POST /transfer?to=<id>`,
   stopping: (signal: string) => `nest-leader-elector: ${signal} received; releasing the Lease.`,
 } as const;

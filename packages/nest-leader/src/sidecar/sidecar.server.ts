@@ -129,13 +129,15 @@ export class SidecarServer {
 
   /** `POST /transfer`: hands the term to `to` and answers once the handoff is written. */
   private async transfer(query: URLSearchParams, res: ServerResponse): Promise<void> {
-    const to = query.get('to') ?? undefined;
+    const to = query.get('to');
+    // The sidecar advertises no preference: the target is always named.
+    if (to === null) return send(res, 400, { error: sidecarMessages.transferNeedsTarget });
     const bound = query.get('leaseDurationSeconds');
     const leaseDurationSeconds = bound === null ? undefined : Number(bound);
     try {
-      await this.elector.transferLeadership(to as string, { leaseDurationSeconds });
+      await this.elector.transferLeadership(to, { leaseDurationSeconds });
       const body: SidecarTransferResponse = {
-        to: to!,
+        to,
         leaseDurationSeconds: leaseDurationSeconds ?? this.leaseDurationSeconds,
         leaseTransitions: this.elector.leaseTransitions ?? null,
       };
