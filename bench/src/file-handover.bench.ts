@@ -1,7 +1,8 @@
 /**
  * File-lock handover with real processes at the library's default timings (leaseDuration 15 s,
  * renewDeadline 10 s, retryPeriod 2 s), the laptop loop of issue 25: candidates are
- * `test/support/file-candidate.ts` processes on one lease file in a temporary directory.
+ * `test/support/nest-leader-candidate.ts --lock file` processes (started with `CandidateProcess`)
+ * on one lease file in a temporary directory.
  *
  * - release: leader + follower; SIGTERM to the leader (it stops and releases); from the
  *   leader's exit (as its parent sees it) to the follower's `onStartedLeading`. The follower
@@ -19,18 +20,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type FileCandidate,
-  startFileCandidate,
-  waitForEvent,
-} from '@nest-leader/test/support/file-candidates.js';
+import { CandidateProcess } from '@nest-leader/test/support/candidate-process.js';
 import { monotonicNowMs } from '@nest-leader/test/support/monotonic-time.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 import { RESULTS_DIR, writeResults } from './support/results.js';
 import { sleep } from './support/sleep.js';
 import { describeMs, type MsDistribution } from './support/stats.js';
 
-const TIMINGS: [number, number, number] = [15, 10, 2];
+const TIMINGS = { leaseDurationSeconds: 15, renewDeadlineSeconds: 10, retryPeriodSeconds: 2 };
 const TIMEOUT_MS = 30_000;
 
 type Scenario = 'release' | 'crash' | 'restart';
@@ -68,7 +65,7 @@ export const fileHandoverBench: Benchmark = {
       benchmark: 'file-handover',
       measures: 'file-lock handover with real processes at 15/10/2 (SIGTERM, SIGKILL, restart)',
       command,
-      parameters: { rounds: settings.rounds, timings: TIMINGS },
+      parameters: { rounds: settings.rounds, timings: [15, 10, 2] },
       results: { scenarios: results, leaseFromCompare: lease },
       summary,
     });
@@ -80,25 +77,30 @@ export const fileHandoverBench: Benchmark = {
 async function measure(scenario: Scenario, rounds: number): Promise<ScenarioResult> {
   const dir = mkdtempSync(join(tmpdir(), 'nest-leader-bench-file-'));
   const path = join(dir, 'jobs.lease.json');
-  const all: FileCandidate[] = [];
-  const start = (identity: string): FileCandidate => {
-    const candidate = startFileCandidate(path, identity, { timings: TIMINGS });
+  const all: CandidateProcess[] = [];
+  const start = async (identity: string): Promise<CandidateProcess> => {
+    const candidate = await CandidateProcess.start({
+      implementation: 'nest-leader',
+      lock: 'file',
+      lockFile: path,
+      identity,
+      timings: TIMINGS,
+    });
     all.push(candidate);
     return candidate;
   };
   const measured: HandoverRound[] = [];
   try {
-    let leader = start(`${scenario}-0`);
-    await waitForEvent(leader, (e) => e.event === 'started', TIMEOUT_MS);
+    let leader = await start(`${scenario}-0`);
+    await leader.waitFor((e) => e.event === 'started', TIMEOUT_MS);
     for (let round = 1; round <= rounds; round++) {
       if (scenario === 'restart') {
         await sleep(2_000 + Math.random() * 1_000); // a random phase of the renew cycle
-        leader.child.kill('SIGKILL');
-        const killedMs = monotonicNowMs();
+        const killedMs = leader.kill('SIGKILL');
         await leader.exited;
         const spawnedMs = monotonicNowMs();
-        const next = start(`${scenario}-${round}`);
-        const took = await waitForEvent(next, (e) => e.event === 'started', TIMEOUT_MS);
+        const next = await start(`${scenario}-${round}`);
+        const took = await next.waitFor((e) => e.event === 'started', TIMEOUT_MS);
         measured.push({
           round,
           handoverMs: took.monotonicMs - killedMs,
@@ -108,20 +110,15 @@ async function measure(scenario: Scenario, rounds: number): Promise<ScenarioResu
         leader = next;
         continue;
       }
-      const follower = start(`${scenario}-${round}`);
+      const follower = await start(`${scenario}-${round}`);
       // The follower has read the lock (it names the leader) and watches it.
-      await waitForEvent(
-        follower,
-        (e) => e.message?.includes(leader.identity) ?? false,
-        TIMEOUT_MS,
-      );
+      await follower.waitFor((e) => e.message?.includes(leader.identity) ?? false, TIMEOUT_MS);
       await sleep(2_000 + Math.random() * 1_000);
       const signal = scenario === 'release' ? 'SIGTERM' : 'SIGKILL';
-      leader.child.kill(signal);
-      const signalledMs = monotonicNowMs();
+      const signalledMs = leader.kill(signal);
       await leader.exited;
       const exitedMs = monotonicNowMs();
-      const took = await waitForEvent(follower, (e) => e.event === 'started', TIMEOUT_MS);
+      const took = await follower.waitFor((e) => e.event === 'started', TIMEOUT_MS);
       measured.push(
         scenario === 'release'
           ? {
@@ -139,7 +136,7 @@ async function measure(scenario: Scenario, rounds: number): Promise<ScenarioResu
       leader = follower;
     }
   } finally {
-    for (const candidate of all) candidate.child.kill('SIGKILL');
+    await Promise.all(all.map((candidate) => candidate.dispose()));
     rmSync(dir, { recursive: true, force: true });
   }
   const handovers = measured.map((r) => r.handoverMs);

@@ -14,23 +14,36 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { LeaderElectionTimings } from 'nest-leader';
+import { CandidateProcess } from '../support/candidate-process.js';
 import { eventually } from '../support/eventually.js';
-import {
-  type FileCandidate,
-  startFileCandidate,
-  waitForEvent,
-} from '../support/file-candidates.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 
-const DEFAULT_TIMINGS: [number, number, number] = [15, 10, 2];
+const DEFAULT_TIMINGS: LeaderElectionTimings = {
+  leaseDurationSeconds: 15,
+  renewDeadlineSeconds: 10,
+  retryPeriodSeconds: 2,
+};
 const onLinux = process.platform === 'linux';
 
 let dir: string;
 let path: string;
-const started: FileCandidate[] = [];
+const started: CandidateProcess[] = [];
 
-function candidate(identity: string, options: Parameters<typeof startFileCandidate>[2] = {}) {
-  const c = startFileCandidate(path, identity, options);
+/** Starts a candidate on the lease file at `timings`, under `wrapper` if given. */
+async function candidate(
+  identity: string,
+  timings: LeaderElectionTimings,
+  wrapper?: string[],
+): Promise<CandidateProcess> {
+  const c = await CandidateProcess.start({
+    implementation: 'nest-leader',
+    lock: 'file',
+    lockFile: path,
+    identity,
+    timings,
+    wrapper,
+  });
   started.push(c);
   return c;
 }
@@ -38,9 +51,10 @@ function candidate(identity: string, options: Parameters<typeof startFileCandida
 /** Starts a candidate and waits until it leads. */
 async function leadingCandidate(
   identity: string,
-  options: Parameters<typeof startFileCandidate>[2],
-): Promise<FileCandidate> {
-  const c = candidate(identity, options);
+  timings: LeaderElectionTimings,
+  wrapper?: string[],
+): Promise<CandidateProcess> {
+  const c = await candidate(identity, timings, wrapper);
   await eventually(() => assert.ok(c.leading, `${identity} leads`), {
     timeoutMs: 10_000,
     intervalMs: 20,
@@ -55,8 +69,8 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'nest-leader-holder-gone-'));
   path = join(dir, 'jobs.lease.json');
 });
-afterEach(() => {
-  for (const c of started.splice(0)) c.child.kill('SIGKILL');
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((c) => c.dispose()));
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -65,27 +79,24 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     'SIGKILL of the leader: a follower takes over long before the lease expires, naming the proof',
     { timeout: 30_000 },
     async () => {
-      const leader = await leadingCandidate('p1', { timings: DEFAULT_TIMINGS });
-      const follower = candidate('p2', { timings: DEFAULT_TIMINGS });
-      await waitForEvent(
-        follower,
+      const leader = await leadingCandidate('p1', DEFAULT_TIMINGS);
+      const follower = await candidate('p2', DEFAULT_TIMINGS);
+      await follower.waitFor(
         (e) => /p1/.test(e.message ?? '') && /leads|leader/i.test(e.message ?? ''),
         10_000,
       );
 
-      leader.child.kill('SIGKILL');
+      leader.kill('SIGKILL');
       const killedMs = monotonicNowMs();
-      const took = await waitForEvent(follower, (e) => e.event === 'started', 14_000);
+      const took = await follower.waitFor((e) => e.event === 'started', 14_000);
 
       assert.ok(took.monotonicMs - killedMs < 7_500, `took ${took.monotonicMs - killedMs} ms`);
-      const proof = await waitForEvent(follower, (e) => /is gone/.test(e.message ?? ''), 1_000);
+      const proof = await follower.waitFor((e) => /is gone/.test(e.message ?? ''), 1_000);
       // The proof is the PID gone, or — when the test process has not reaped its child yet —
       // the PID a zombie: both prove the holder dead.
       assert.match(
         proof.message!,
-        new RegExp(
-          `PID ${leader.child.pid} (no longer exists|has exited \\(a zombie not yet reaped\\))`,
-        ),
+        new RegExp(`PID ${leader.pid} (no longer exists|has exited \\(a zombie not yet reaped\\))`),
       );
       assert.equal(holderOf().holderIdentity, 'p2');
     },
@@ -95,14 +106,14 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     'a process restarted after SIGKILL of the leader leads without waiting out the lease, with the next term',
     { timeout: 30_000 },
     async () => {
-      const leader = await leadingCandidate('p1', { timings: DEFAULT_TIMINGS });
+      const leader = await leadingCandidate('p1', DEFAULT_TIMINGS);
       const transitions = holderOf().leaseTransitions;
-      leader.child.kill('SIGKILL');
+      leader.kill('SIGKILL');
       await leader.exited;
 
       const restartedMs = monotonicNowMs();
-      const restarted = candidate('p1-restarted', { timings: DEFAULT_TIMINGS });
-      const took = await waitForEvent(restarted, (e) => e.event === 'started', 14_000);
+      const restarted = await candidate('p1-restarted', DEFAULT_TIMINGS);
+      const took = await restarted.waitFor((e) => e.event === 'started', 14_000);
 
       assert.ok(
         took.monotonicMs - restartedMs < 7_500,
@@ -117,15 +128,19 @@ describe('FileLock holder proof, with real processes (15/10/2 timings)', { skip:
     { timeout: 60_000 },
     async () => {
       // A 20 s retry period: a follower that only polled would take 20–24 s.
-      const timings: [number, number, number] = [60, 40, 20];
-      const leader = await leadingCandidate('p1', { timings });
-      const follower = candidate('p2', { timings });
-      await waitForEvent(follower, (e) => /p1/.test(e.message ?? ''), 10_000);
+      const timings = {
+        leaseDurationSeconds: 60,
+        renewDeadlineSeconds: 40,
+        retryPeriodSeconds: 20,
+      };
+      const leader = await leadingCandidate('p1', timings);
+      const follower = await candidate('p2', timings);
+      await follower.waitFor((e) => /p1/.test(e.message ?? ''), 10_000);
 
-      leader.child.kill('SIGTERM');
+      leader.kill('SIGTERM');
       await leader.exited;
       const exitedMs = monotonicNowMs();
-      const took = await waitForEvent(follower, (e) => e.event === 'started', 30_000);
+      const took = await follower.waitFor((e) => e.event === 'started', 30_000);
 
       assert.ok(took.monotonicMs - exitedMs < 10_000, `took ${took.monotonicMs - exitedMs} ms`);
       const released = leader.events.find((e) => /released/.test(e.message ?? ''));
@@ -149,23 +164,25 @@ describe('FileLock holder in another PID namespace', { skip: !onLinux || !canUns
     'is waited for until its lease expires, and the follower says whom it waits for and until when',
     { timeout: 30_000 },
     async () => {
-      const timings: [number, number, number] = [4, 3, 1];
-      const leader = await leadingCandidate('p1', {
-        timings,
-        wrapper: ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child'],
-      });
-      const follower = candidate('p2', { timings });
-      const waiting = await waitForEvent(
-        follower,
+      const timings = { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
+      const leader = await leadingCandidate('p1', timings, [
+        'unshare',
+        '--pid',
+        '--fork',
+        '--mount-proc',
+        '--kill-child',
+      ]);
+      const follower = await candidate('p2', timings);
+      const waiting = await follower.waitFor(
         (e) => /Waiting for "p1"/.test(e.message ?? ''),
         10_000,
       );
       assert.match(waiting.message!, /another PID namespace/);
       assert.match(waiting.message!, /leads until \d{4}-\d\d-\d\dT[\d:.]+Z unless it renews/);
 
-      leader.child.kill('SIGKILL'); // unshare --kill-child takes the candidate with it
+      leader.kill('SIGKILL'); // unshare --kill-child takes the candidate with it
       const killedMs = monotonicNowMs();
-      const took = await waitForEvent(follower, (e) => e.event === 'started', 15_000);
+      const took = await follower.waitFor((e) => e.event === 'started', 15_000);
 
       // Not proven gone: the follower waited out (most of) the 4 s lease.
       assert.ok(

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, test } from 'node:test';
 import { eventually } from '../support/eventually.js';
-import { type FileCandidate, startFileCandidate } from '../support/file-candidates.js';
+import { CandidateProcess } from '../support/candidate-process.js';
 
-const leaders = (candidates: FileCandidate[]): FileCandidate[] =>
+const leaders = (candidates: CandidateProcess[]): CandidateProcess[] =>
   candidates.filter((c) => c.leading);
 
 test(
@@ -16,9 +16,19 @@ test(
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'nest-leader-processes-'));
     const path = join(dir, 'jobs.lease.json');
-    const candidates = ['p1', 'p2', 'p3'].map((id) => startFileCandidate(path, id));
-    after(() => {
-      for (const c of candidates) c.child.kill('SIGKILL');
+    const candidates = await Promise.all(
+      ['p1', 'p2', 'p3'].map((identity) =>
+        CandidateProcess.start({
+          implementation: 'nest-leader',
+          lock: 'file',
+          lockFile: path,
+          identity,
+          timings: { leaseDurationSeconds: 2, renewDeadlineSeconds: 1.5, retryPeriodSeconds: 0.5 },
+        }),
+      ),
+    );
+    after(async () => {
+      await Promise.all(candidates.map((c) => c.dispose()));
       rmSync(dir, { recursive: true, force: true });
     });
     const holder = (): { holderIdentity: string; leaseTransitions: number } =>
@@ -36,7 +46,7 @@ test(
     assert.equal(holder().holderIdentity, first.identity);
     const transitionsBefore = holder().leaseTransitions;
 
-    first.child.kill('SIGKILL');
+    first.kill('SIGKILL');
     const rest = candidates.filter((c) => c !== first);
     await eventually(() => assert.ok(leaders(rest).length > 0, 'a new leader'), {
       timeoutMs: 8_000,
@@ -50,6 +60,9 @@ test(
     const second = leaders(rest)[0]!;
     assert.equal(holder().holderIdentity, second.identity);
     assert.equal(holder().leaseTransitions, transitionsBefore + 1);
-    assert.deepEqual(second.starts, [transitionsBefore + 1]);
+    assert.deepEqual(
+      second.eventsWhere((e) => e.event === 'started').map((e) => e.leaseTransitions),
+      [transitionsBefore + 1],
+    );
   },
 );

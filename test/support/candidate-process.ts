@@ -4,9 +4,9 @@
  * - `client-go`: `test/client-go-candidate` (client-go's `tools/leaderelection` + `LeaseLock`),
  *   built and cached by `scripts/client-go-candidate.sh`;
  * - `nest-leader`: `test/support/nest-leader-candidate.ts` (our `LeaderElector` + `LeaseLock`, or
- *   `ConfigMapLock` with `lock`; with `--fenced-db` in `extraArgs`, also a fenced writer; with
- *   `--work-units`, a leader doing units of work), or `test/support/scheduled-job-candidate.ts`
- *   (`program`);
+ *   `ConfigMapLock` with `lock`, or `FileLock` on `lockFile` with `lock: 'file'`; with
+ *   `--fenced-db` in `extraArgs`, also a fenced writer; with `--work-units`, a leader doing units
+ *   of work), or `test/support/scheduled-job-candidate.ts` (`program`);
  * - `python`: `test/python/candidate.py` (the official Python client's
  *   `kubernetes.leaderelection`, from the virtualenv of `ensurePythonClient()`).
  *
@@ -40,6 +40,7 @@ export interface CandidateEvent {
    * nest-leader only, after a transfer order ({@link CandidateProcess.transferLeadership}):
    * `handed-off` — the handoff of the term `leaseTransitions` to `leader` is written;
    * `handoff-failed` — it was refused or failed (`reason`: the error's message).
+   * nest-leader only: `log` — a log line of the library (`level`, `message`).
    * `scheduled-job-app` only: `slot-begun`, `slot-done`, `slot-refused` — a run of its job's
    * slot (`slotMs`) under fencing token `token` began, wrote its effect (or found it written:
    * `alreadyDone`), or had its effect refused by the fence (`error`).
@@ -58,6 +59,7 @@ export interface CandidateEvent {
     | 'exit'
     | 'handed-off'
     | 'handoff-failed'
+    | 'log'
     | 'slot-begun'
     | 'slot-done'
     | 'slot-refused'
@@ -75,6 +77,10 @@ export interface CandidateEvent {
    * `LeadershipChangeReason`: handoff, release, expired, created); `handoff-failed`: why.
    */
   reason?: string;
+  /** `log`: `info`, `warn` or `error`. */
+  level?: string;
+  /** `log`: the library's message. */
+  message?: string;
   /** nest-leader `started`/`stopped`: the term's leaseTransitions. */
   leaseTransitions?: number;
   /** `slot-*`: the slot's scheduled time, epoch ms. */
@@ -100,20 +106,31 @@ export interface TransferOrder {
   transfer: { from: string; to: string; leaseDurationSeconds?: number };
 }
 
-/** Options of {@link CandidateProcess.start}. */
-export interface CandidateProcessOptions {
-  implementation: CandidateImplementation;
+/** What a candidate campaigns on: a Kubernetes object… */
+export interface KubernetesLockTarget {
   /** Kubeconfig of the user the process authenticates as. */
   kubeconfigPath: string;
   leaseName: string;
   namespace: string;
+  /** `--lock`: the lock kind (nest-leader and python; client-go takes a Lease only). */
+  lock?: TestLockKind;
+}
+
+/** …or, nest-leader only, a lease file (`--lock file --lock-file`). */
+export interface FileLockTarget {
+  lock: 'file';
+  /** Path of the lease file. */
+  lockFile: string;
+}
+
+/** Options of {@link CandidateProcess.start} whatever the lock. */
+export interface CandidateProcessSettings {
+  implementation: CandidateImplementation;
   /** holderIdentity; with `candidates` > 1 the candidates are `<identity>-1` … `<identity>-N`. */
   identity: string;
   timings: LeaderElectionTimings;
   /** Candidates in this one process, each with its own elector and client; default 1. */
   candidates?: number;
-  /** `--lock`: the lock kind (nest-leader and python; client-go takes a Lease only). */
-  lock?: TestLockKind;
   /**
    * Release the Lease on SIGTERM (client-go's ReleaseOnCancel, our releaseOnStop); default true.
    * Must be false for python (the Python client has no release).
@@ -133,7 +150,13 @@ export interface CandidateProcessOptions {
    * recurring job (one candidate per process).
    */
   program?: 'elector' | 'scheduled-job-app';
+  /** A command and arguments to run the process under, e.g. `['unshare', '--pid', '--fork']`. */
+  wrapper?: readonly string[];
 }
+
+/** Options of {@link CandidateProcess.start}. */
+export type CandidateProcessOptions = CandidateProcessSettings &
+  (KubernetesLockTarget | FileLockTarget);
 
 /** How the process ended. */
 export interface CandidateExit {
@@ -195,8 +218,8 @@ export class CandidateProcess {
   readonly implementation: CandidateImplementation;
   /** The `--identity` it was given. */
   readonly identity: string;
-  /** The Lease it campaigns for. */
-  readonly leaseName: string;
+  /** The Lease it campaigns for; undefined with the file lock. */
+  readonly leaseName: string | undefined;
   /** Every event printed so far, in order. */
   readonly events: CandidateEvent[] = [];
   /** Resolves when the process has exited. */
@@ -212,19 +235,21 @@ export class CandidateProcess {
   private constructor(options: CandidateProcessOptions, child: ChildProcess) {
     this.implementation = options.implementation;
     this.identity = options.identity;
-    this.leaseName = options.leaseName;
+    this.leaseName = options.lock === 'file' ? undefined : options.leaseName;
     this.child = child;
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
-        this.events.push(JSON.parse(line) as CandidateEvent);
+        const event = JSON.parse(line) as CandidateEvent;
+        this.events.push(event);
+        if (event.event === 'log') {
+          this.addToTail(`${event.identity} ${event.level}: ${event.message}\n`);
+        }
       } catch {
         this.stderrText += `(stdout) ${line}\n`;
       }
       for (const wake of this.waiters) wake();
     });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      this.stderrText = (this.stderrText + chunk.toString()).slice(-8000);
-    });
+    child.stderr!.on('data', (chunk: Buffer) => this.addToTail(chunk.toString()));
     running.add(child);
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
@@ -242,13 +267,20 @@ export class CandidateProcess {
    */
   static async start(options: CandidateProcessOptions): Promise<CandidateProcess> {
     const { timings } = options;
+    const target =
+      options.lock === 'file'
+        ? ['--lock', 'file', '--lock-file', options.lockFile]
+        : [
+            '--kubeconfig',
+            options.kubeconfigPath,
+            '--lease-name',
+            options.leaseName,
+            '--namespace',
+            options.namespace,
+            ...(options.lock ? ['--lock', options.lock] : []),
+          ];
     const args = [
-      '--kubeconfig',
-      options.kubeconfigPath,
-      '--lease-name',
-      options.leaseName,
-      '--namespace',
-      options.namespace,
+      ...target,
       '--identity',
       options.identity,
       '--candidates',
@@ -260,28 +292,28 @@ export class CandidateProcess {
       '--retry-period',
       durationFlag(timings.retryPeriodSeconds),
       `--release-on-cancel=${options.releaseOnCancel ?? true}`,
-      ...(options.lock ? ['--lock', options.lock] : []),
       ...(options.podTemplateHash === undefined
         ? []
         : ['--pod-template-hash', options.podTemplateHash]),
       ...(options.priority === undefined ? [] : ['--priority', String(options.priority)]),
       ...(options.extraArgs ?? []),
     ];
-    const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
-    let child: ChildProcess;
+    let command: string[];
     if (options.implementation === 'client-go') {
-      child = spawn(await buildClientGoCandidate(), args, { stdio });
+      command = [await buildClientGoCandidate(), ...args];
     } else if (options.implementation === 'python') {
       pythonInterpreter ??= ensurePythonClient();
-      child = spawn(await pythonInterpreter, [PYTHON_MAIN, ...args], { stdio });
+      command = [await pythonInterpreter, PYTHON_MAIN, ...args];
     } else {
       const main = options.program === 'scheduled-job-app' ? SCHEDULED_APP_MAIN : NEST_LEADER_MAIN;
-      // stdin: transfer orders (transferLeadership).
-      child = spawn(process.execPath, [main, ...args], {
-        stdio: ['pipe', 'pipe', 'pipe'],
-        env: { ...process.env, NODE_NO_WARNINGS: '1' },
-      });
+      command = [process.execPath, main, ...args];
     }
+    const [file, ...rest] = [...(options.wrapper ?? []), ...command];
+    const child = spawn(file!, rest, {
+      // stdin: a nest-leader candidate's transfer orders (transferLeadership).
+      stdio: [options.implementation === 'nest-leader' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    });
     return new CandidateProcess(options, child);
   }
 
@@ -289,9 +321,21 @@ export class CandidateProcess {
     return this.child.pid;
   }
 
-  /** The last lines the process wrote to stderr (logs), for failure messages. */
+  /** The last lines the process wrote to stderr and its last `log` events, for failure messages. */
   get stderrTail(): string {
     return this.stderrText.slice(-3000);
+  }
+
+  /** True while its last `started`/`stopped` event is `started` (one candidate per process). */
+  get leading(): boolean {
+    return (
+      this.events.findLast((e) => e.event === 'started' || e.event === 'stopped')?.event ===
+      'started'
+    );
+  }
+
+  private addToTail(text: string): void {
+    this.stderrText = (this.stderrText + text).slice(-8000);
   }
 
   /**

@@ -10,6 +10,13 @@
  *     [--fenced-db PATH [--pause-file PATH]] [--work-units isLive|signal]
  *     [--pod-template-hash H] [--priority N]
  *     [--coordinated-binary-version 1.2.0 [--coordinated-emulation-version 1.1.0]]
+ *   node test/dist/support/nest-leader-candidate.js --lock file --lock-file PATH --identity p1 …
+ *
+ * With `--lock file`, a `FileLock` on the lease file `--lock-file` (the laptop lock: no cluster,
+ * so `--kubeconfig`, `--lease-name`, `--namespace` and the coordinated flags are not used).
+ *
+ * The library's log lines (info, warn, error) are `log` events (`level`, `message`): the file
+ * lock tests assert on what a follower says about the holder.
  *
  * With `--fenced-db`, each candidate is also a fenced writer (the fencing-token test): every
  * 250 ms, if its gate (`elector.term`) says it leads, it appends an entry to the README's
@@ -43,16 +50,16 @@ import { createInterface } from 'node:readline';
 import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import {
+  FileLock,
   LeaderElector,
   LeaseCandidateRegistration,
   type ElectionLogger,
+  type LeaderElectorOptions,
   type LeaderTerm,
 } from 'nest-leader';
 import type { CandidateEvent, TransferOrder } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
-import { makeKubernetesLock } from './kubernetes-locks.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
 function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
@@ -117,11 +124,67 @@ async function workUnits(identity: string, term: LeaderTerm, check: string): Pro
   }
 }
 
-function main(): void {
+/** A candidate's lock, and with `--coordinated-binary-version` its LeaseCandidate. */
+type CampaignParts = Pick<LeaderElectorOptions, 'lock' | 'coordinated'>;
+
+/**
+ * What the flags say each candidate campaigns on: the lease file, or the Kubernetes object. The
+ * Kubernetes client is loaded only for the latter: it doubles a file candidate's start-up on a
+ * busy machine.
+ */
+async function campaignParts(values: {
+  lock: string;
+  'lock-file'?: string;
+  kubeconfig?: string;
+  'lease-name'?: string;
+  namespace: string;
+  'coordinated-binary-version'?: string;
+  'coordinated-emulation-version'?: string;
+}): Promise<(identity: string) => CampaignParts> {
+  const binaryVersion = values['coordinated-binary-version'];
+  if (values.lock === 'file') {
+    const path = values['lock-file'];
+    if (!path || binaryVersion !== undefined) {
+      throw new Error('--lock file needs --lock-file and takes no --coordinated-binary-version');
+    }
+    return () => ({ lock: new FileLock({ path }) });
+  }
+  const { kubeconfig, 'lease-name': leaseName, namespace } = values;
+  if (!kubeconfig || !leaseName) throw new Error('--lease-name and --kubeconfig are required');
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { makeKubernetesLock } = await import('./kubernetes-locks.js');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(readFileSync(kubeconfig, 'utf8'));
+  return (identity) => ({
+    lock: makeKubernetesLock(values.lock, { kubeConfig, name: leaseName, namespace, identity }),
+    coordinated:
+      binaryVersion === undefined
+        ? undefined
+        : new LeaseCandidateRegistration({
+            kubeConfig,
+            namespace,
+            leaseName,
+            identity,
+            binaryVersion,
+            emulationVersion: values['coordinated-emulation-version'],
+            pingCheckIntervalMs: 500,
+          }),
+  });
+}
+
+/** The library's log lines as `log` events (debug left out: it is per retry period). */
+function logEvents(identity: string): ElectionLogger {
+  const log = (level: string) => (message: string) =>
+    emit({ event: 'log', identity, level, message });
+  return { debug: () => undefined, info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       ...CANDIDATE_FLAG_OPTIONS,
       lock: { type: 'string', default: 'lease' },
+      'lock-file': { type: 'string' },
       'fenced-db': { type: 'string' },
       'pause-file': { type: 'string' },
       'work-units': { type: 'string' },
@@ -129,13 +192,10 @@ function main(): void {
       'coordinated-emulation-version': { type: 'string' },
     },
   });
-  const binaryVersion = values['coordinated-binary-version'];
-  const leaseName = values['lease-name'];
   const baseIdentity = values.identity;
-  const kubeconfig = values.kubeconfig;
   const count = Number(values.candidates);
-  if (!leaseName || !baseIdentity || !kubeconfig || !Number.isSafeInteger(count) || count < 1) {
-    throw new Error('--lease-name, --identity, --kubeconfig and --candidates ≥ 1 are required');
+  if (!baseIdentity || !Number.isSafeInteger(count) || count < 1) {
+    throw new Error('--identity and --candidates ≥ 1 are required');
   }
   const unitCheck = values['work-units'];
   if (unitCheck !== undefined && unitCheck !== 'isLive' && unitCheck !== 'signal') {
@@ -146,44 +206,20 @@ function main(): void {
   const podTemplateHash = values['pod-template-hash'];
   const priority = values.priority === undefined ? undefined : Number(values.priority);
 
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(readFileSync(kubeconfig, 'utf8'));
+  const partsFor = await campaignParts(values);
   const electors: LeaderElector[] = [];
   for (let i = 1; i <= count; i++) {
     const identity = count > 1 ? `${baseIdentity}-${i}` : baseIdentity;
-    const logger: ElectionLogger = {
-      debug: () => undefined,
-      info: (message) => process.stderr.write(`${identity} info: ${message}\n`),
-      warn: (message) => process.stderr.write(`${identity} warn: ${message}\n`),
-      error: (message) => process.stderr.write(`${identity} error: ${message}\n`),
-    };
     /** Set by the observer just before `onStartedLeading` (the notifier's order). */
     let startReason: string | undefined;
     const elector = new LeaderElector({
-      lock: makeKubernetesLock(values.lock, {
-        kubeConfig,
-        name: leaseName,
-        namespace: values.namespace,
-        identity,
-      }),
+      ...partsFor(identity),
       identity,
       ...timings,
       releaseOnStop,
       podTemplateHash,
       priority,
-      logger,
-      coordinated:
-        binaryVersion === undefined
-          ? undefined
-          : new LeaseCandidateRegistration({
-              kubeConfig,
-              namespace: values.namespace,
-              leaseName,
-              identity,
-              binaryVersion,
-              emulationVersion: values['coordinated-emulation-version'],
-              pingCheckIntervalMs: 500,
-            }),
+      logger: logEvents(identity),
       observer: { termStarted: (e) => (startReason = e.reason) },
       callbacks: {
         onStartedLeading: (term) => {
@@ -243,4 +279,4 @@ function main(): void {
   }
 }
 
-main();
+await main();
