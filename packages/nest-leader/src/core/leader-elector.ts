@@ -300,7 +300,8 @@ export class LeaderElector {
    * - The target, if it is a nest-leader candidate, recognises the marker (a Lease naming it
    *   that it did not write is otherwise treated as a namesake's and waited out) and takes it
    *   at its next read — at once when it watches the Lease, within one retry period when it
-   *   polls — with a new term (`leaseTransitions + 2`), removing the marker.
+   *   polls — with a new term whose token is the handoff record's `leaseTransitions` (one handover, one
+   *   transition), removing the marker.
    * - Other nest-leader candidates, this one included (it campaigns again afterwards, even with
    *   `onLost: 'stop'`), wait until the record expires by their observation: the bound after
    *   they saw it. Then any of them may take it, as an expired Lease.
@@ -582,13 +583,17 @@ export class LeaderElector {
           leaseDurationSeconds,
           acquireTime: now,
           renewTime: now,
-          leaseTransitions: this.nextTransitions(
-            // Coordinated: the election controller never bumps leaseTransitions (and may
-            // recreate the Lease at 0), so our token continues from the highest we have seen.
-            this.config.coordinated
-              ? Math.max(record.leaseTransitions, this.observed.highestTransitions ?? 0)
-              : record.leaseTransitions,
-          ),
+          // A Lease handed to us already counts this transition (the handoff wrote it, naming
+          // us): one handover, one transition, as client-go's candidates count it too.
+          leaseTransitions: this.handoffs.handedToUs(record)
+            ? record.leaseTransitions
+            : this.nextTransitions(
+                // Coordinated: the election controller never bumps leaseTransitions (and may
+                // recreate the Lease at 0), so our token continues from the highest seen.
+                this.config.coordinated
+                  ? Math.max(record.leaseTransitions, this.observed.highestTransitions ?? 0)
+                  : record.leaseTransitions,
+              ),
         };
     const reason = active ? undefined : acquisitionReason(record, this.identity);
     return this.write(

@@ -10,7 +10,8 @@
  * (`LeaseRecord.handoff`, the Lease annotation `nest-leader/handoff`) naming the target and
  * those transitions. To every candidate but the target it is an ordinary Lease held by someone
  * else: they wait until it expires by their own observation. The target takes it at its next
- * read with a new term, as from a released Lease.
+ * read with a new term whose fencing token is the handoff record's `leaseTransitions` (the
+ * handoff counted the transition; no other term can have that value).
  */
 
 import {
