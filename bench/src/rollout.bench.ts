@@ -12,8 +12,9 @@
  *
  * Per rollout, from the Lease sampled every ~100 ms plus two kubectl reads
  * (`DemoDeployment.rolloutRestart`): leadership transitions (leaseTransitions after − before)
- * and leaderless time (released, or held by a pod that is gone or terminating — that includes
- * the old leader's drain after its SIGTERM). Switching variants is itself a rollout, not counted.
+ * and leaderless time (released, held by a pod that is gone, or by a terminating pod whose role
+ * label no longer says leader — its drain and handoff; a stopping leader that leads on while it
+ * waits for the new pods is not leaderless). Switching variants is itself a rollout, not counted.
  */
 import { join } from 'node:path';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';

@@ -34,7 +34,10 @@ export interface LeaseWatchFigures {
   holders: string[];
   /** leaseTransitions at the end minus at the start. */
   transitions: number;
-  /** Time, ms, the Lease was released or held by a pod that is gone or terminating. */
+  /**
+   * Time, ms, the Lease was released, held by a pod that is gone, or by a terminating pod no
+   * longer labelled `nest-leader/role=leader` (its term ended: draining or handing off).
+   */
   leaderlessMs: number;
   /** The watch's length, ms. */
   elapsedMs: number;
@@ -131,9 +134,11 @@ export class DemoDeployment {
     while (performance.now() - started < timeoutMs) {
       const now = performance.now();
       const spec = await this.leaseSpec();
-      const live = new Set((await this.livePods()).map((p) => p.name));
-      // Leaderless: released (empty holder) or held by a pod that is gone or going.
-      const leaderless = spec.holderIdentity === '' || !live.has(spec.holderIdentity);
+      const holder = (await this.pods()).find((p) => p.name === spec.holderIdentity);
+      // Leaderless: released (empty holder), held by a pod that is gone, or by one that is
+      // terminating and no longer labelled leader (a terminating pod that still leads — as a
+      // leader waiting for a rollout's new pods to hand off to — is not leaderless).
+      const leaderless = holder === undefined || (holder.terminating && holder.role !== 'leader');
       if (leaderless && leaderlessSince === undefined) leaderlessSince = now;
       if (!leaderless && leaderlessSince !== undefined) {
         leaderlessMs += now - leaderlessSince;
