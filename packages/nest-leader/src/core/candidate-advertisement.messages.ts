@@ -27,13 +27,13 @@ export const advertisementMessages = {
     `Candidate "${identity}" is stopping and no other candidate advertises itself on ${lock}: ` +
     'releasing it to whoever takes it first.',
   awaitingNewerTemplate: (identity: string, lock: string, own: string, waitMs: number) =>
-    `Leader "${identity}" of ${lock} is stopping and no candidate of a pod template newer than ` +
-    `its own (${quoted(own)}) advertises itself yet (a rollout's new pods may still be ` +
-    `starting): leading on for at most ${seconds(waitMs)} until one does, then handing off.`,
+    `Leader "${identity}" of ${lock} (pod template ${quoted(own)}) is stopping and no other ` +
+    "candidate advertises itself (a rollout's new pods may still be starting): leading on " +
+    `for at most ${seconds(waitMs)} until one does, then handing off.`,
   newerTemplateSeen: (identity: string, lock: string, to: string) =>
     `Leader "${identity}" of ${lock} sees ${quoted(to)} of a newer pod template: handing off.`,
   noNewerTemplate: (identity: string, lock: string, waitMs: number) =>
-    `Leader "${identity}" of ${lock} saw no candidate of a newer pod template in ` +
+    `Leader "${identity}" of ${lock} saw no candidate of a newer pod template within ` +
     `${seconds(waitMs)}: handing off to the preferred one there is, or releasing.`,
   handoffOnStopFailed: (identity: string, lock: string, to: string, error: unknown) =>
     `Candidate "${identity}" could not hand ${lock} to ${quoted(to)} on stop; releasing it ` +

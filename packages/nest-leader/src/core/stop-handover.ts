@@ -7,7 +7,6 @@
  */
 
 import { LockConflictError } from '../errors.js';
-import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
 import type { LeaseRecord } from '../locks/resource-lock.js';
 import type { CandidateAdvertisement } from './candidate-advertisement.js';
 import { advertisementMessages } from './candidate-advertisement.messages.js';
@@ -20,6 +19,13 @@ import { handoffMessages } from './leadership-handoff.messages.js';
 
 /** How often a stopping leader reads the record for a newer pod template's candidate, ms. */
 export const NEWER_TEMPLATE_POLL_MS = 500;
+
+/**
+ * How long a stopping leader that sees only candidates of its own pod template waits before
+ * taking the stop for a plain one (its peers stay) rather than a rollout's (its peers stop
+ * too and withdraw), ms.
+ */
+export const SAME_TEMPLATE_SETTLE_MS = 1_000;
 
 /** How many times the stop write re-reads after a conflict before giving up. */
 export const MAX_STOP_WRITE_ATTEMPTS = 3;
@@ -141,47 +147,48 @@ export class StopHandover {
   ) {}
 
   /**
-   * Waits, while this candidate still leads, for a candidate of a newer pod template to
-   * advertise itself: at most renewDeadline, reading the record every
-   * {@link NEWER_TEMPLATE_POLL_MS}. A Deployment's rollout stops the old pods while the new ones
-   * are still starting; handing off at once would pick a pod of the old template, itself
-   * stopped next (two transitions instead of one). Returns at once without a `podTemplateHash`
-   * of its own, without `releaseOnStop`/`handoffOnStop`, when no other candidate advertises
-   * itself (nobody to prefer: the release is as good), when a candidate of another template
-   * is already preferred, or when `leading()` turns false. Read errors end the wait.
+   * Waits, while this candidate still leads, for a rollout's new pods: a Deployment's rollout
+   * (the demo's `maxUnavailable: 100%`) stops every old pod at once while the new ones are
+   * still starting, so handing off at once would pick an old pod that is itself stopping (two
+   * transitions instead of one). Reads the record every {@link NEWER_TEMPLATE_POLL_MS}, for at
+   * most renewDeadline, and returns as soon as a candidate of another, newer pod template is
+   * preferred; or once a candidate of its own template still advertises itself
+   * {@link SAME_TEMPLATE_SETTLE_MS} after the stop began (a plain stop — a deleted pod, an
+   * eviction — whose peers stay: hand to one of them); while no other candidate advertises
+   * itself at all (the old peers withdrew), it goes on waiting for the new pods. Returns at
+   * once without a `podTemplateHash` of its own or without `releaseOnStop`/`handoffOnStop`,
+   * and when `leading()` turns false. Read errors end the wait.
    */
   async awaitNewerTemplate(leading: () => boolean): Promise<void> {
     const { identity, clock, logger, renewDeadlineMs, releaseOnStop, handoffOnStop } = this.config;
     const own = this.advertisement?.entry.podTemplateHash;
     if (!releaseOnStop || !handoffOnStop || own === undefined) return;
     const lock = this.host.lock;
+    const startedMs = clock.nowMs();
     const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
     try {
-      const read = async () => {
+      let announced = false;
+      while (leading() && !signal.aborted) {
         const current = await this.host.get(signal);
         if (current) this.host.observe(current);
-        return current?.record.candidates?.filter((c) => c.identity !== identity) ?? [];
-      };
-      const newer = (others: AdvertisedCandidate[]) => {
-        const best = preferredCandidate(others, identity);
-        return best?.podTemplateHash !== undefined && best.podTemplateHash !== own;
-      };
-      let others = await read();
-      if (others.length === 0 || newer(others) || !leading()) return;
-      logger.info(
-        advertisementMessages.awaitingNewerTemplate(identity, lock, own, renewDeadlineMs),
-      );
-      while (leading() && !signal.aborted) {
-        await clock.sleep(NEWER_TEMPLATE_POLL_MS, signal);
-        if (signal.aborted) break;
-        others = await read();
-        if (newer(others)) {
-          const to = preferredCandidate(others, identity)!.identity;
-          logger.info(advertisementMessages.newerTemplateSeen(identity, lock, to));
+        const best = preferredCandidate(current?.record.candidates, identity);
+        if (best?.podTemplateHash !== undefined && best.podTemplateHash !== own) {
+          if (announced) {
+            logger.info(advertisementMessages.newerTemplateSeen(identity, lock, best.identity));
+          }
           return;
         }
+        if (best !== undefined && clock.nowMs() - startedMs >= SAME_TEMPLATE_SETTLE_MS) return;
+        if (best === undefined && !announced) {
+          logger.info(
+            advertisementMessages.awaitingNewerTemplate(identity, lock, own, renewDeadlineMs),
+          );
+          announced = true;
+        }
+        await clock.sleep(NEWER_TEMPLATE_POLL_MS, signal);
       }
-      logger.info(advertisementMessages.noNewerTemplate(identity, lock, renewDeadlineMs));
+      if (announced)
+        logger.info(advertisementMessages.noNewerTemplate(identity, lock, renewDeadlineMs));
     } catch {
       // A failed read ends the wait: the stop write that follows reads again and reports.
     } finally {
