@@ -290,30 +290,10 @@ export class LeaderElector {
    * the handoff marker (`LeaseRecord.handoff`; on a Lease, the annotation
    * `nest-leader/handoff`: `{"to":…,"leaseTransitions":…}`).
    *
-   * Why a record naming the target rather than a released one plus `spec.preferredHolder`:
-   * every candidate already waits for a Lease held by someone else, so nobody — nest-leader of
-   * any version or client-go — can take it in between, and a dead target costs exactly the
-   * bound; a released Lease would be taken at once by any client-go candidate (and
-   * `preferredHolder` is for asking a leader to hand over: it is honoured with this very write,
-   * which clears it).
-   *
-   * - The target, if it is a nest-leader candidate, recognises the marker (a Lease naming it
-   *   that it did not write is otherwise treated as a namesake's and waited out) and takes it
-   *   at its next read — at once when it watches the Lease, within one retry period when it
-   *   polls — with a new term whose token is the handoff record's `leaseTransitions` (one handover, one
-   *   transition), removing the marker.
-   * - Other nest-leader candidates, this one included (it campaigns again afterwards, even with
-   *   `onLost: 'stop'`), wait until the record expires by their observation: the bound after
-   *   they saw it. Then any of them may take it, as an expired Lease.
-   * - A client-go candidate that is not the target sees a Lease held by `to` and renewed just
-   *   now: it waits `leaseDurationSeconds` from when it saw the change, then takes it
-   *   (`leaseTransitions + 1`), writing the annotation back unchanged — harmless, as the
-   *   marker's transitions no longer match. A client-go candidate named `to` treats the Lease
-   *   as its own and renews it at once, keeping `leaseTransitions` (the handoff's, already
-   *   above the old term's).
-   *
-   * So `leaseTransitions` strictly increases from term to term. Locks without a place for the
-   * marker (ConfigMap, sidecar) drop it: the target then waits the bound like everyone else.
+   * The target takes it at once (nest-leader: at its next read, at once when it watches);
+   * every other candidate, nest-leader or client-go, waits out the bound, so a dead target costs
+   * exactly the bound; fencing tokens strictly increase. The protocol, and what client-go
+   * candidates see, are in `leadership-handoff.ts` and the README's "Targeted handoff".
    *
    * Without `to`, hands to the preferred candidate among those advertising themselves in the
    * record (`podTemplateHash`, `priority`; see `preferredCandidate`: the newest pod template,

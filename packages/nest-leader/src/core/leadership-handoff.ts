@@ -11,7 +11,24 @@
  * those transitions. To every candidate but the target it is an ordinary Lease held by someone
  * else: they wait until it expires by their own observation. The target takes it at its next
  * read with a new term whose fencing token is the handoff record's `leaseTransitions` (the
- * handoff counted the transition; no other term can have that value).
+ * handoff counted the transition; no other term can have that value), removing the marker.
+ *
+ * Why a record naming the target rather than a released one plus `spec.preferredHolder`: every
+ * candidate already waits for a Lease held by someone else, so nobody — nest-leader of any
+ * version or client-go — can take it in between, and a dead target costs exactly the bound; a
+ * released Lease would be taken at once by any client-go candidate (`preferredHolder` asks a
+ * leader to hand over: it is honoured with this very write, which clears it).
+ *
+ * - Other nest-leader candidates, the old leader included (it campaigns again afterwards, even
+ *   with `onLost: 'stop'`), wait until the record expires by their observation: the bound after
+ *   they saw it; then any of them may take it, as an expired Lease.
+ * - A client-go candidate that is not the target sees a Lease held by `to` and renewed just
+ *   now: it waits `leaseDurationSeconds` from when it saw the change, then takes it
+ *   (`leaseTransitions + 1`), writing the annotation back unchanged — harmless, as the marker's
+ *   transitions no longer match. A client-go candidate named `to` treats the Lease as its own
+ *   and renews it at once, keeping the handoff's `leaseTransitions`.
+ * - Locks without a place for the marker (ConfigMap, sidecar) drop it: the target then waits
+ *   the bound like everyone else.
  */
 
 import {
