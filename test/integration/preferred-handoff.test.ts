@@ -96,6 +96,7 @@ describe('handoff on stop to the newest pod template (real processes, real kube-
         LEASE_MS + 3 * RETRY_MS,
         'started after the SIGTERM',
       );
+      assert.equal(started.reason, 'preferred', 'its term starts as the preferred candidate');
       const exit = await oldLeader.exited;
       assert.equal(exit.code, 0, 'the old leader exits 0 on SIGTERM');
       const stopped = oldLeader.events.find((e) => e.event === 'stopped')!;

@@ -24,8 +24,8 @@ export type LockRequestOutcome = 'success' | KubernetesApiErrorKind | 'aborted' 
 /**
  * Why a term began — the reason of the leadership change, as this candidate saw the Lease it
  * took: `handoff` — the previous leader handed it to this candidate
- * (`LeaderElector.transferLeadership`); `preferred` — handed to it as the preferred candidate
- * (reserved for handoffs chosen by candidate preference); `release` — the previous holder had
+ * (`LeaderElector.transferLeadership(to)`); `preferred` — handed to it as the preferred candidate
+ * (`transferLeadership()` without a target, the handoff on stop: `LeaseHandoff.preferred`); `release` — the previous holder had
  * released it (empty holderIdentity); `expired` — the previous holder's record expired by this
  * candidate's observation (a crashed or paused leader, a lost renewal, a handoff target that did
  * not take it); `created` — the Lease did not exist and this candidate created it.

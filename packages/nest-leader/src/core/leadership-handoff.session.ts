@@ -122,20 +122,26 @@ export class LeadershipHandoffSession {
     const to = preferredCandidate(current?.record.candidates, identity)?.identity;
     if (to === undefined) throw new LeadershipTransferError('no-candidate', this.host.lock, to);
     if (!active.isLive()) throw new LeadershipTransferError('not-leader', this.host.lock, to);
-    return this.handOff(active, to, leaseDurationSeconds);
+    return this.handOff(active, to, leaseDurationSeconds, true);
   }
 
   private async handOff(
     active: LeaderTermLifetime,
     to: string,
     leaseDurationSeconds: number,
+    preferred = false,
   ): Promise<void> {
     const { identity, clock, logger, renewDeadlineMs } = this.config;
     active.end('handed-off');
     await this.host.endTerm();
     // Stop renewing before writing: the handoff is the last write of this term.
     active.lose('handed-off');
-    const request = { holder: identity, leaseTransitions: active.term.leaseTransitions, to };
+    const request = {
+      holder: identity,
+      leaseTransitions: active.term.leaseTransitions,
+      to,
+      preferred,
+    };
     const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
     try {
       await writeHandoff(this.host, { ...request, leaseDurationSeconds }, signal);

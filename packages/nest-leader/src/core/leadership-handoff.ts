@@ -116,8 +116,8 @@ export function isHandoffTo(record: LeaseRecord, identity: string): boolean {
 export function acquisitionReason(
   record: LeaseRecord,
   identity: string,
-): Exclude<LeadershipChangeReason, 'created' | 'preferred'> {
-  if (isHandoffTo(record, identity)) return 'handoff';
+): Exclude<LeadershipChangeReason, 'created'> {
+  if (isHandoffTo(record, identity)) return record.handoff!.preferred ? 'preferred' : 'handoff';
   return record.holderIdentity === '' ? 'release' : 'expired';
 }
 
@@ -131,6 +131,7 @@ export function withoutHandoff(record: LeaseRecord): LeaseRecord {
 /**
  * The record that hands `current` to `to` (see the file's description).
  * @param leaseTransitions - the handoff record's transitions: the leader's + 1
+ * @param preferred - `to` was chosen by preference (see `LeaseHandoff.preferred`)
  */
 export function handoffRecord(
   current: LeaseRecord,
@@ -138,6 +139,7 @@ export function handoffRecord(
   leaseDurationSeconds: number,
   leaseTransitions: number,
   now: Date,
+  preferred = false,
 ): LeaseRecord {
   // A handoff fulfils (or overrides) a `spec.preferredHolder`: cleared, so the new holder is
   // not asked to hand over again.
@@ -149,7 +151,7 @@ export function handoffRecord(
     acquireTime: now,
     renewTime: now,
     leaseTransitions,
-    handoff: { to, leaseTransitions },
+    handoff: preferred ? { to, leaseTransitions, preferred } : { to, leaseTransitions },
   };
 }
 
@@ -175,6 +177,8 @@ export interface HandoffRequest {
   leaseTransitions: number;
   to: string;
   leaseDurationSeconds: number;
+  /** `to` was chosen by preference (see `LeaseHandoff.preferred`). */
+  preferred?: boolean;
 }
 
 /**
@@ -190,7 +194,7 @@ export async function writeHandoff(
   request: HandoffRequest,
   signal: AbortSignal,
 ): Promise<LeaseRecord> {
-  const { holder, leaseTransitions, to, leaseDurationSeconds } = request;
+  const { holder, leaseTransitions, to, leaseDurationSeconds, preferred } = request;
   for (let attempt = 1; ; attempt++) {
     let current: VersionedLeaseRecord | undefined;
     try {
@@ -208,7 +212,7 @@ export async function writeHandoff(
     }
     const next = writer.nextTransitions(current.record.leaseTransitions);
     const record = writer.finish(
-      handoffRecord(current.record, to, leaseDurationSeconds, next, writer.now()),
+      handoffRecord(current.record, to, leaseDurationSeconds, next, writer.now(), preferred),
     );
     try {
       const version = await writer.update(record, current.version, signal);

@@ -99,6 +99,7 @@ export async function releaseOrHandOff(
             leaseDurationSeconds,
             writer.nextTransitions(leaseTransitions),
             now,
+            true,
           ),
     );
     try {

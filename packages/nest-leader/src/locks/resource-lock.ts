@@ -74,6 +74,12 @@ export interface LeaseHandoff {
    * transitions (someone took the Lease since) the marker is stale and means nothing.
    */
   leaseTransitions: number;
+  /**
+   * The leader chose the target by preference (`transferLeadership()` without a target, the
+   * handoff on stop) rather than being told whom: the target's term starts with reason
+   * `preferred` instead of `handoff`.
+   */
+  preferred?: true;
 }
 
 /** The three requests a lock serves, as client-go's resourcelock verbs. */
@@ -184,10 +190,10 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
 export function parseLeaseHandoff(value: unknown): LeaseHandoff | undefined {
   const fields = parseStoredJson(value);
   if (typeof fields !== 'object' || fields === null) return undefined;
-  const { to, leaseTransitions } = fields as Record<string, unknown>;
+  const { to, leaseTransitions, preferred } = fields as Record<string, unknown>;
   if (typeof to !== 'string' || to === '') return undefined;
   if (typeof leaseTransitions !== 'number' || !Number.isFinite(leaseTransitions)) return undefined;
-  return { to, leaseTransitions };
+  return preferred === true ? { to, leaseTransitions, preferred } : { to, leaseTransitions };
 }
 
 function finiteOrZero(value: unknown): number {

@@ -165,7 +165,11 @@ describe('LeaderElector: transferLeadership() without a target hands to the pref
     const done = leader.elector.transferLeadership();
     await w.clock.advance(0);
     await done;
-    assert.deepEqual(w.lock.read()!.record.handoff, { to: 'new-1', leaseTransitions: 1 });
+    assert.deepEqual(w.lock.read()!.record.handoff, {
+      to: 'new-1',
+      leaseTransitions: 1,
+      preferred: true,
+    });
 
     await w.clock.advance(s(1.2));
     assert.equal(newPod.elector.isLeader(), true);
@@ -251,7 +255,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
 
     const { record } = w.lock.read()!;
     assert.equal(record.holderIdentity, 'new-1');
-    assert.deepEqual(record.handoff, { to: 'new-1', leaseTransitions: 1 });
+    assert.deepEqual(record.handoff, { to: 'new-1', leaseTransitions: 1, preferred: true });
     assert.deepEqual(advertised(w), ['new-1', 'old-2']);
     assert.equal(
       w.lock.calls.get - getsBefore,
@@ -296,7 +300,11 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     newPod.elector.start();
     await w.clock.advance(s(1));
     await stopping;
-    assert.deepEqual(w.lock.read()!.record.handoff, { to: 'new-1', leaseTransitions: 1 });
+    assert.deepEqual(w.lock.read()!.record.handoff, {
+      to: 'new-1',
+      leaseTransitions: 1,
+      preferred: true,
+    });
     assert.match(leader.logger.messages().join('\n'), /sees "new-1" of a newer pod template/);
     await w.clock.advance(s(1.2));
     assert.equal(newPod.elector.isLeader(), true);
@@ -319,7 +327,11 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     await stopping;
     const tookMs = stoppedMs - startedMs;
     assert.ok(tookMs >= s(1) && tookMs < s(3), `took ${tookMs} ms`);
-    assert.deepEqual(w.lock.read()!.record.handoff, { to: 'old-2', leaseTransitions: 1 });
+    assert.deepEqual(w.lock.read()!.record.handoff, {
+      to: 'old-2',
+      leaseTransitions: 1,
+      preferred: true,
+    });
     await stopAll([oldPeer.elector], w);
   });
 

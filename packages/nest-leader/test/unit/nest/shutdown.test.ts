@@ -120,7 +120,7 @@ test('LeaderModule passes podTemplateHash and priority to the elector: shutdown 
 
   const { record } = lock.read()!;
   assert.equal(record.holderIdentity, 'pod-bbb');
-  assert.deepEqual(record.handoff, { to: 'pod-bbb', leaseTransitions: 1 });
+  assert.deepEqual(record.handoff, { to: 'pod-bbb', leaseTransitions: 1, preferred: true });
 });
 
 test('with handoffOnShutdown: false shutdown releases the Lease to anyone', async () => {
