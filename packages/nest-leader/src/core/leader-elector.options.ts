@@ -194,6 +194,22 @@ export type ScheduleLedgerWriter = (
   leaseTransitions: number,
 ) => string | undefined;
 
+/**
+ * A boolean option's value, `fallback` when unset.
+ * @throws InvalidLeaderElectionOptionError naming `name` when set to anything but a boolean.
+ */
+function booleanOption(
+  name: keyof LeaderElectorOptions,
+  value: unknown,
+  fallback: boolean,
+): boolean {
+  const resolved = value ?? fallback;
+  if (typeof resolved !== 'boolean') {
+    throw new InvalidLeaderElectionOptionError(name, electionOptionRules.boolean, resolved);
+  }
+  return resolved;
+}
+
 /** A number for messages: at most 4 decimals, no binary noise (`10.8`, not `10.799999999999999`). */
 function clean(value: number): string {
   return String(Number(value.toFixed(4)));
@@ -466,22 +482,8 @@ export function resolveLeaderElectorOptions(
   if (observer !== undefined && (typeof observer !== 'object' || observer === null)) {
     throw new InvalidLeaderElectionOptionError('observer', electionOptionRules.observer, observer);
   }
-  const releaseOnStop = options.releaseOnStop ?? true;
-  if (typeof releaseOnStop !== 'boolean') {
-    throw new InvalidLeaderElectionOptionError(
-      'releaseOnStop',
-      electionOptionRules.boolean,
-      releaseOnStop,
-    );
-  }
-  const watchLease = options.watchLease ?? true;
-  if (typeof watchLease !== 'boolean') {
-    throw new InvalidLeaderElectionOptionError(
-      'watchLease',
-      electionOptionRules.boolean,
-      watchLease,
-    );
-  }
+  const releaseOnStop = booleanOption('releaseOnStop', options.releaseOnStop, true);
+  const watchLease = booleanOption('watchLease', options.watchLease, true);
   const onLost = options.onLost ?? 'recampaign';
   if (onLost !== 'recampaign' && onLost !== 'stop') {
     throw new InvalidLeaderElectionOptionError('onLost', electionOptionRules.onLost, onLost);
@@ -494,14 +496,7 @@ export function resolveLeaderElectorOptions(
       scheduleLedger,
     );
   }
-  const handoffOnStop = options.handoffOnStop ?? true;
-  if (typeof handoffOnStop !== 'boolean') {
-    throw new InvalidLeaderElectionOptionError(
-      'handoffOnStop',
-      electionOptionRules.boolean,
-      handoffOnStop,
-    );
-  }
+  const handoffOnStop = booleanOption('handoffOnStop', options.handoffOnStop, true);
   const clock = options.clock ?? new SystemClock();
   const podTemplateHash = validatePodTemplateHash(
     options.podTemplateHash ?? (process.env.POD_TEMPLATE_HASH || undefined),
