@@ -27,6 +27,17 @@ async function rollout(w: World, overrides: Partial<LeaderElectorOptions> = {}) 
   return { leader, oldPeer, newPod, all: [leader, oldPeer, newPod].map((c) => c.elector) };
 }
 
+/** `old-1` (template `aaa`) leads and `old-2` (`aaa`) follows: no newer template yet. */
+async function oldTemplateOnly(w: World) {
+  const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
+  leader.elector.start();
+  await w.clock.advance(s(1));
+  const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
+  oldPeer.elector.start();
+  await w.clock.advance(s(1));
+  return { leader, oldPeer };
+}
+
 /** `a` advertises itself and leads; `b`, which advertises nothing, follows. */
 async function soleAdvertiser(w: World) {
   const a = candidate('a', w, { podTemplateHash: 'h' });
@@ -276,12 +287,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
 
   test('a rollout stops the leader and its peers before the new template advertises itself: the leader leads on, renewing, until a new pod does, then hands to it', async () => {
     const w = world();
-    const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
-    leader.elector.start();
-    await w.clock.advance(s(1));
-    const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
-    oldPeer.elector.start();
-    await w.clock.advance(s(1));
+    const { leader, oldPeer } = await oldTemplateOnly(w);
 
     let stopped = false;
     const stopping = leader.elector.stop().then(() => (stopped = true));
@@ -313,12 +319,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
 
   test('a plain stop (a peer of its template stays advertised): hands to the peer after the settle time, not renewDeadline', async () => {
     const w = world();
-    const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
-    leader.elector.start();
-    await w.clock.advance(s(1));
-    const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
-    oldPeer.elector.start();
-    await w.clock.advance(s(1));
+    const { leader, oldPeer } = await oldTemplateOnly(w);
 
     const startedMs = w.clock.nowMs();
     let stoppedMs: number | undefined;
