@@ -57,6 +57,13 @@ export {
   validTransitions,
 } from './core/observed-record.js';
 export { scheduleLedgerStamp } from './core/schedule-ledger.stamp.js';
+export {
+  createdRecord,
+  renewalRecord,
+  type TakeoverToken,
+  takeoverRecord,
+  type TermWrite,
+} from './core/term-records.js';
 // Core: locks
 export type {
   HolderLiveness,

@@ -4,40 +4,34 @@
  */
 
 import { LeaderElectionError, LockConflictError } from '../errors.js';
-import { electionMessages } from './election.messages.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import type { CandidateAdvertisement } from './candidate-advertisement.js';
 import type { Clock } from './clock.js';
-import { ElectionNotifier } from './election-notifier.js';
+import type { CandidacySession } from './coordinated-election.js';
+import type { ElectionNotifier } from './election-notifier.js';
 import type { LeadershipChangeReason } from './election-observer.js';
+import { electionMessages } from './election.messages.js';
+import type { HolderChecks } from './holder-checks.js';
+import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
 import {
-  type ElectionLogger,
   ACQUIRE_JITTER,
+  type ElectionLogger,
   type LeaderElectorOptions,
   type LeaderTerm,
-  MAX_LEASE_TRANSITIONS,
   resolveLeaderElectorOptions,
   type ResolvedLeaderElectorOptions,
 } from './leader-elector.options.js';
-import { HolderChecks } from './holder-checks.js';
-import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
+import { assembleLeaderElector } from './leader-elector.parts.js';
 import { LeaderTermLifetime } from './leader-term.js';
-import { isNotFound, LockFailureReporter } from './lock-failure.reporter.js';
-import { LockRequests } from './lock-requests.js';
-import { LockWatchSession } from './lock-watch-session.js';
-import { ObservedRecord, validTransitions } from './observed-record.js';
-import { isWatchableLock } from '../locks/watchable-lock.js';
-import {
-  acquisitionReason,
-  type TransferLeadershipOptions,
-  withoutHandoff,
-} from './leadership-handoff.js';
-import { LeadershipHandoffSession } from './leadership-handoff.session.js';
-import { type ScheduleLedgerStamp, scheduleLedgerStamp } from './schedule-ledger.stamp.js';
-import { CandidateAdvertisement } from './candidate-advertisement.js';
-import { withCandidate, withoutUntakenTarget } from './candidate-preference.js';
-import { StopHandover } from './stop-handover.js';
-import { CandidacySession, preferredSuccessor } from './coordinated-election.js';
-import { coordinatedMessages } from './coordinated-election.messages.js';
+import { acquisitionReason, type TransferLeadershipOptions } from './leadership-handoff.js';
+import type { LeadershipHandoffSession } from './leadership-handoff.session.js';
+import { isNotFound, type LockFailureReporter } from './lock-failure.reporter.js';
+import type { LockRequests } from './lock-requests.js';
+import type { LockWatchSession } from './lock-watch-session.js';
+import type { ObservedRecord } from './observed-record.js';
+import type { ScheduleLedgerStamp } from './schedule-ledger.stamp.js';
+import type { StopHandover } from './stop-handover.js';
+import { createdRecord, renewalRecord, takeoverRecord, type TermWrite } from './term-records.js';
 
 /**
  * What one tryAcquireOrRenew did; `writeStartedMs`: when the winning write was sent; `reason`:
@@ -89,20 +83,22 @@ export class LeaderElector {
   private readonly lock: ResourceLock;
   private readonly clock: Clock;
   private readonly logger: ElectionLogger;
-  /** Callbacks, observer and leadership log lines. */
+  // The parts besides the algorithm (documented in leader-elector.parts.ts).
   private readonly notifier: ElectionNotifier;
   private readonly failures: LockFailureReporter;
-  /** The lock, called with the per-request timeout and reported to the observer. */
   private readonly requests: LockRequests;
-  /** The followers' watch of the lock (none without a watchable lock or with `watchLease: false`). */
   private readonly following: LockWatchSession;
-  /** The last record seen and when it last changed (client-go's observedRecord/observedTime). */
   private readonly observed: ObservedRecord;
-  /** A record as this elector writes it: with the `scheduleLedger` option's text. */
   private readonly withScheduleLedger: ScheduleLedgerStamp;
-  private current: LeaderTermLifetime | undefined;
-  /** Namesakes and holders proven gone: whether a Lease held by another must be waited for. */
   private readonly holders: HolderChecks;
+  private readonly handoffs: LeadershipHandoffSession;
+  private readonly advertisement: CandidateAdvertisement | undefined;
+  private readonly stopWrites: StopHandover;
+  private readonly candidacy: CandidacySession;
+  private readonly observe: (current: VersionedLeaseRecord) => void;
+  private readonly nextTransitions: (value: number) => number;
+  private readonly newTerm: (record: LeaseRecord, writeStartedMs: number) => LeaderTermLifetime;
+  private current: LeaderTermLifetime | undefined;
   /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
   private ownTransitions: number | undefined;
   private state: 'new' | 'running' | 'stopping' | 'stopped' | 'lost' | 'failed' = 'new';
@@ -110,16 +106,8 @@ export class LeaderElector {
   private runController: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
-  /** Targeted handoffs: a transfer under way, and recognising a Lease handed to us. */
-  private readonly handoffs: LeadershipHandoffSession;
-  /** This candidate's advertisement in the record (`podTemplateHash`/`priority`), if any. */
-  private readonly advertisement: CandidateAdvertisement | undefined;
   /** The advertisement's write started by `start()`. */
   private advertising: Promise<void> | undefined;
-  /** The writes on stop: handoff to the preferred candidate or release; the advertisement's removal. */
-  private readonly stopWrites: StopHandover;
-  /** The coordinated election's candidacy (does nothing without the `coordinated` option). */
-  private readonly candidacy: CandidacySession;
 
   /**
    * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
@@ -127,49 +115,26 @@ export class LeaderElector {
    *   (including unknown option names, with the closest known one).
    */
   constructor(options: LeaderElectorOptions) {
-    this.config = resolveLeaderElectorOptions(options);
-    this.identity = this.config.identity;
-    this.name = this.config.name;
-    this.lock = this.config.lock;
-    this.clock = this.config.clock;
-    this.logger = this.config.logger;
-    this.notifier = new ElectionNotifier(this.config);
-    this.failures = new LockFailureReporter(this.lock.description, this.logger, this.clock);
-    this.requests = new LockRequests(this.lock, this.clock, this.config.requestTimeoutMs, {
-      succeeded: (operation) => this.failures.succeeded(operation),
-      finished: (operation, outcome, durationMs) =>
-        this.notifier.lockRequest(operation, outcome, durationMs),
-    });
-    this.observed = new ObservedRecord(this.clock, this.config.leaseDurationMs);
-    this.withScheduleLedger = scheduleLedgerStamp(this.config);
-    this.holders = new HolderChecks(this.config, this.observed);
-    this.candidacy = new CandidacySession(this.config.coordinated, this.logger, this.clock);
-    const writer = {
-      lock: this.lock.description,
-      get: (signal: AbortSignal) => this.requests.get(signal),
-      update: (record: LeaseRecord, version: string, signal: AbortSignal) =>
-        this.requests.update(record, version, signal),
-      observe: (current: VersionedLeaseRecord) => this.observe(current),
-      now: () => this.clock.wallNow(),
-      nextTransitions: (value: number) => this.nextTransitions(value),
-      finish: this.withScheduleLedger,
-    };
-    this.handoffs = new LeadershipHandoffSession(this.config, {
-      ...writer,
-      endTerm: () => this.endTerm(),
-    });
-    const entry = this.config.advertisement;
-    this.advertisement =
-      entry &&
-      new CandidateAdvertisement(entry, writer, this.clock, this.config.retryPeriodMs, this.logger);
-    this.stopWrites = new StopHandover(this.config, writer, this.advertisement);
-    const watchable = this.config.watchLease && isWatchableLock(this.lock) ? this.lock : undefined;
-    this.following = new LockWatchSession(watchable, this.clock, this.logger, {
-      onRecord: (current) => {
-        if (current) this.observe(current);
-      },
-      wakes: (current) => this.handoffs.handedToUs(current.record),
-    });
+    const config = resolveLeaderElectorOptions(options);
+    this.config = config;
+    ({ identity: this.identity, name: this.name, lock: this.lock } = config);
+    ({ clock: this.clock, logger: this.logger } = config);
+    ({
+      notifier: this.notifier,
+      failures: this.failures,
+      requests: this.requests,
+      following: this.following,
+      observed: this.observed,
+      withScheduleLedger: this.withScheduleLedger,
+      holders: this.holders,
+      handoffs: this.handoffs,
+      advertisement: this.advertisement,
+      stopWrites: this.stopWrites,
+      candidacy: this.candidacy,
+      observe: this.observe,
+      nextTransitions: this.nextTransitions,
+      newTerm: this.newTerm,
+    } = assembleLeaderElector(config, () => this.endTerm()));
   }
 
   /** The observed holder of the lock, or `undefined` if it is free or not read yet. */
@@ -245,17 +210,16 @@ export class LeaderElector {
 
   /**
    * Stops campaigning. A leader with a `podTemplateHash` and `handoffOnStop` first leads on —
-   * renewing, its term running — for at most renewDeadline while other candidates advertise
-   * themselves but none of a newer pod template (a rollout's new pods may still be starting;
-   * see `StopHandover.awaitNewerTemplate`). Then it ends the term if any (aborts its signal, awaits `onStoppedLeading`
-   * while the Lease is still renewed, so no one takes over under draining work),
-   * then, with `releaseOnStop`, if the Lease still names us: hands it to the preferred
-   * candidate when one advertises itself (`handoffOnStop`, as `transferLeadership()` without a
-   * target, in the one read and one write a release costs; a failed handoff write is followed
-   * by a release), else clears its holder so a follower takes over at once. Removes this
-   * candidate's advertisement (in that same write, or with a read and a write of its own).
-   * Each step is bounded by renewDeadline. Resolves when done; never rejects. Idempotent.
-   * Waits as long as `onStoppedLeading` does, so keep that drain bounded.
+   * renewing, its term running — for at most renewDeadline while others advertise themselves but
+   * none of a newer pod template (a rollout's new pods may still be starting; see
+   * `StopHandover.awaitNewerTemplate`). Then it ends the term, if any, and awaits
+   * `onStoppedLeading` while the Lease is still renewed (nobody takes over under draining work);
+   * then, with `releaseOnStop`, if the Lease still names us, hands it to the preferred candidate
+   * (`handoffOnStop`, as `transferLeadership()` without a target, in the read and write a release
+   * costs; a failed handoff is followed by a release) or clears its holder so a follower takes
+   * over at once; and removes this candidate's advertisement. Each step is bounded by
+   * renewDeadline, except the drain: keep `onStoppedLeading` bounded. Resolves when done; never
+   * rejects. Idempotent.
    */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown();
@@ -282,26 +246,19 @@ export class LeaderElector {
 
   /**
    * Hands leadership to the candidate `to` (targeted handoff): ends the term as `stop()` does
-   * (aborts its signal with reason `handed-off`, awaits `onStoppedLeading` while the Lease is
-   * still renewed), stops renewing, then writes the Lease — over the version it reads, only if
-   * it still names this candidate at the term's `leaseTransitions` — as:
-   * `holderIdentity: to`, `leaseTransitions + 1`, `acquireTime = renewTime = now`,
-   * `leaseDurationSeconds` = the handoff's bound (default this elector's leaseDuration), and
-   * the handoff marker (`LeaseRecord.handoff`; on a Lease, the annotation
-   * `nest-leader/handoff`: `{"to":…,"leaseTransitions":…}`).
-   *
-   * The target takes it at once (nest-leader: at its next read, at once when it watches);
-   * every other candidate, nest-leader or client-go, waits out the bound, so a dead target costs
-   * exactly the bound; fencing tokens strictly increase. The protocol, and what client-go
-   * candidates see, are in `leadership-handoff.ts` and the README's "Targeted handoff".
-   *
-   * Without `to`, hands to the preferred candidate among those advertising themselves in the
-   * record (`podTemplateHash`, `priority`; see `preferredCandidate`: the newest pod template,
-   * then the highest priority, then the earliest started; never this one), read fresh with one
-   * request before the term ends.
+   * (signal reason `handed-off`; `onStoppedLeading` awaited while the Lease is still renewed),
+   * stops renewing, then writes the Lease naming `to` with `leaseTransitions + 1`, the handoff's
+   * bound as `leaseDurationSeconds` and a handoff marker (annotation `nest-leader/handoff`) — over
+   * the version it reads, only if it still names this candidate at the term's `leaseTransitions`.
+   * The target takes it at once (at its next read; at once when it watches); every other
+   * candidate, nest-leader or client-go, waits out the bound, so a dead target costs exactly the
+   * bound; fencing tokens strictly increase. The protocol and what client-go candidates see:
+   * `leadership-handoff.ts` and the README's "Targeted handoff".
    *
    * @param to - the identity of the candidate to hand leadership to (not this one); omit it to
-   *   hand to the preferred candidate
+   *   hand to the preferred candidate among those advertising themselves, read fresh before the
+   *   term ends (`preferredCandidate`: newest pod template, then highest priority, then earliest
+   *   started)
    * @param options - see {@link TransferLeadershipOptions}
    * @returns resolves once the handoff is written (not when the target has taken it)
    * @throws InvalidLeaderElectionOptionError (synchronously) if `to` is empty or this
@@ -310,15 +267,17 @@ export class LeaderElector {
    *   transfer under way; `no-candidate` (rejected, before the term ends; it goes on) without
    *   `to` when no other candidate advertises itself or the record cannot be read;
    *   `lease-lost` or `write-failed` (rejected, after the term ended and drained) — after
-   *   `write-failed` the Lease still names this candidate, which takes it again with a new term
-   *   as usual.
+   *   `write-failed` the Lease still names this candidate, which takes it again with a new term.
    */
   transferLeadership(to?: string, options: TransferLeadershipOptions = {}): Promise<void> {
-    return this.handoffs.transfer(to, options, () => {
-      const active = this.current;
-      return active && this.isLeader() && this.state === 'running' ? active : undefined;
-    });
+    return this.handoffs.transfer(to, options, this.leading);
   }
+
+  /** The live term of a running elector (one that may hand it over), if any. */
+  private readonly leading = (): LeaderTermLifetime | undefined => {
+    const active = this.current;
+    return active && this.isLeader() && this.state === 'running' ? active : undefined;
+  };
 
   // --- Run: acquire, renew until the term ends, then campaign again or stop ----------------
 
@@ -382,12 +341,10 @@ export class LeaderElector {
   }
 
   /**
-   * True when the acquiring write's answer is handled renewDeadline or more after the write
-   * was sent (a pause, a blocked event loop): the term would end the moment it began, and by
-   * then another candidate may hold a newer one, so it is not begun at all — no
-   * `onStartedLeading`, no observer call. The Lease still names us with that term; the next
-   * attempt takes it with a new term if nobody else did (client-go would start it and let
-   * its renew loop end it).
+   * True when the acquiring write's answer comes renewDeadline or more after it was sent (a
+   * pause, a blocked event loop): the term would end the moment it began and another may hold a
+   * newer one, so it is not begun (no `onStartedLeading`); the next attempt takes the Lease with
+   * a new term if nobody else did. client-go would start it and let its renew loop end it.
    */
   private lateAcquisition(writeStartedMs: number): boolean {
     const elapsedMs = this.clock.nowMs() - writeStartedMs;
@@ -404,20 +361,11 @@ export class LeaderElector {
   }
 
   private beginTerm(writeStartedMs: number, reason: LeadershipChangeReason): void {
-    const record = this.observed.record!;
-    const active = new LeaderTermLifetime({
-      leaseTransitions: record.leaseTransitions,
-      acquiredAt: record.acquireTime ?? this.clock.wallNow(),
-      startedMs: writeStartedMs,
-      renewDeadlineMs: this.config.renewDeadlineMs,
-      clock: this.clock,
-      onRenewDeadlineExceeded: () => this.notifier.renewDeadlineExceeded(),
-      onEnded: (reason, durationMs) => this.notifier.termEnded(active.term, reason, durationMs),
-    });
+    const active = this.newTerm(this.observed.record!, writeStartedMs);
     this.current = active;
     this.holders.termBegan();
     this.notifier.startedLeading(active.term, reason);
-    this.honourPreferredHolder();
+    this.handoffs.honourPreferredHolder(this.observed.record, this.leading);
   }
 
   // --- Renew: every retryPeriod; step down when renewDeadline passes without success -------
@@ -442,7 +390,7 @@ export class LeaderElector {
       if (attempt.outcome === 'leading') {
         active.renewed(attempt.writeStartedMs);
         this.notifier.renewed(active.term);
-        this.honourPreferredHolder();
+        this.handoffs.honourPreferredHolder(this.observed.record, this.leading);
       } else if (attempt.outcome === 'held-by-other') {
         active.lose('lease-taken-over');
       } else if (attempt.outcome === 'lease-deleted') {
@@ -450,21 +398,6 @@ export class LeaderElector {
       }
       // 'failed': retry at the next start until the step-down timer ends the term.
     }
-  }
-
-  /**
-   * The Lease names another `preferredHolder` while we lead (Kubernetes' election controller,
-   * or a user with kubectl): hand it over as `transferLeadership` does, where client-go's
-   * coordinated mode stops renewing and lets it expire. The term keeps renewing while it drains.
-   */
-  private honourPreferredHolder(): void {
-    const to = preferredSuccessor(this.observed.record, this.identity);
-    if (!to || this.handoffs.settled || !this.isLeader() || this.state !== 'running') return;
-    const lock = this.lock.description;
-    this.logger.info(coordinatedMessages.preferredHolder(this.identity, lock, to));
-    this.transferLeadership(to).catch((error: unknown) =>
-      this.logger.warn(coordinatedMessages.preferredHandoffFailed(lock, to, error)),
-    );
   }
 
   /**
@@ -495,21 +428,19 @@ export class LeaderElector {
     signal: AbortSignal,
     active: LeaderTermLifetime | undefined,
   ): Promise<Attempt> {
-    const now = this.clock.wallNow();
-    const leaseDurationSeconds = this.config.leaseDurationMs / 1000;
+    const write: TermWrite = {
+      now: this.clock.wallNow(),
+      leaseDurationSeconds: this.config.leaseDurationMs / 1000,
+    };
 
     // 1. Fast path: the leader writes over the version it last saw, without a GET.
     const { record: cached, version: cachedVersion } = this.observed;
     if (active && cached?.holderIdentity === this.identity) {
-      const renewed = this.withScheduleLedger({
-        ...cached,
-        renewTime: now,
-        leaseDurationSeconds,
-      });
+      const renewed = this.withScheduleLedger(renewalRecord(cached, write));
       const writeStartedMs = this.clock.nowMs();
       try {
         const version = await this.requests.update(renewed, cachedVersion!, signal);
-        this.recordWrite(renewed, version);
+        this.observe({ record: renewed, version });
         return { outcome: 'leading', writeStartedMs };
       } catch (error) {
         if (signal.aborted) return FAILED;
@@ -527,7 +458,7 @@ export class LeaderElector {
       this.failures.failed('get', error, signal);
       return FAILED;
     }
-    if (!current) return this.recreate(active, now, leaseDurationSeconds, signal);
+    if (!current) return this.recreate(active, write, signal);
     this.observed.leasePresent();
 
     // 3. Judge the record by when WE saw it change.
@@ -555,35 +486,16 @@ export class LeaderElector {
     }
 
     // 4. Renew (keep acquireTime and leaseTransitions) or take over (a new term).
-    const next: LeaseRecord = active
-      ? { ...record, leaseDurationSeconds, renewTime: now, acquireTime: record.acquireTime ?? now }
-      : {
-          ...withoutHandoff(withCandidates(record, withoutUntakenTarget(record, this.identity))),
-          holderIdentity: this.identity,
-          leaseDurationSeconds,
-          acquireTime: now,
-          renewTime: now,
-          // A Lease handed to us already counts this transition (the handoff wrote it, naming
-          // us): one handover, one transition, as client-go's candidates count it too.
-          leaseTransitions: this.handoffs.handedToUs(record)
-            ? record.leaseTransitions
-            : this.nextTransitions(
-                // Coordinated: the election controller never bumps leaseTransitions (and may
-                // recreate the Lease at 0), so our token continues from the highest seen.
-                this.config.coordinated
-                  ? Math.max(record.leaseTransitions, this.observed.highestTransitions ?? 0)
-                  : record.leaseTransitions,
-              ),
-        };
+    const next = active
+      ? renewalRecord(record, write)
+      : takeoverRecord(record, this.identity, write, {
+          coordinated: this.config.coordinated !== undefined,
+          highestSeen: this.observed.highestTransitions,
+          next: this.nextTransitions,
+        });
     const reason = active ? undefined : acquisitionReason(record, this.identity);
-    return this.write(
-      'update',
-      this.withScheduleLedger(next),
-      current.version,
-      signal,
-      active,
-      reason,
-    );
+    const finished = this.withScheduleLedger(next);
+    return this.write('update', finished, current.version, signal, active, reason);
   }
 
   /**
@@ -595,8 +507,7 @@ export class LeaderElector {
    */
   private recreate(
     active: LeaderTermLifetime | undefined,
-    now: Date,
-    leaseDurationSeconds: number,
+    write: TermWrite,
     signal: AbortSignal,
   ): Promise<Attempt> | Attempt {
     if (active) return this.leaseDeleted();
@@ -611,16 +522,16 @@ export class LeaderElector {
       return HELD_BY_OTHER;
     }
     const highest = this.observed.highestTransitions;
-    const created: LeaseRecord = this.withScheduleLedger({
-      holderIdentity: this.identity,
-      leaseDurationSeconds,
-      acquireTime: now,
-      renewTime: now,
-      leaseTransitions: highest === undefined ? 0 : this.nextTransitions(highest),
-    });
-    // The first candidate creates the record with its advertisement (nothing to read yet).
-    if (this.advertisement) created.candidates = withCandidate([], this.advertisement.entry);
-    return this.write('create', created, undefined, signal, undefined, 'created');
+    const token = highest === undefined ? 0 : this.nextTransitions(highest);
+    const created = createdRecord(this.identity, write, token, this.advertisement?.entry);
+    return this.write(
+      'create',
+      this.withScheduleLedger(created),
+      undefined,
+      signal,
+      undefined,
+      'created',
+    );
   }
 
   private async write(
@@ -640,7 +551,7 @@ export class LeaderElector {
         operation === 'create'
           ? await this.requests.create(record, signal)
           : await this.requests.update(record, version!, signal);
-      this.recordWrite(record, written);
+      this.observe({ record, version: written });
       return { outcome: 'leading', writeStartedMs, reason };
     } catch (error) {
       // A conflict means this write did not happen: a record at these transitions is not ours
@@ -657,30 +568,4 @@ export class LeaderElector {
     this.logger.warn(electionMessages.leaseDeleted(this.lock.description));
     return LEASE_DELETED;
   }
-
-  /** leaseTransitions + 1 for a new term, wrapping to 0 past the int32 maximum (logged). */
-  private nextTransitions(value: number): number {
-    const valid = validTransitions(value);
-    if (valid < MAX_LEASE_TRANSITIONS) return valid + 1;
-    this.logger.warn(electionMessages.transitionsWrapped(this.lock.description, valid));
-    return 0;
-  }
-
-  /** Remembers `current` (see {@link ObservedRecord.observe}); reports a change of holder. */
-  private observe(current: VersionedLeaseRecord): void {
-    if (!this.observed.observe(current)) return;
-    const { holderIdentity, leaseTransitions } = current.record;
-    this.notifier.leaderChanged(holderIdentity, leaseTransitions);
-  }
-
-  private recordWrite(record: LeaseRecord, version: string): void {
-    this.observe({ record, version });
-  }
-}
-
-/** `record` with `candidates` (none: without the field, so the annotation is removed). */
-function withCandidates(record: LeaseRecord, candidates: LeaseRecord['candidates']): LeaseRecord {
-  const next = { ...record, candidates };
-  if (candidates === undefined) delete next.candidates;
-  return next;
 }

@@ -8,6 +8,8 @@ import { LeadershipTransferError } from '../errors.js';
 import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
 import { preferredCandidate } from './candidate-preference.js';
 import { timeoutSignal } from './clock.js';
+import { preferredSuccessor } from './coordinated-election.js';
+import { coordinatedMessages } from './coordinated-election.messages.js';
 import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 import type { LeaderTermLifetime } from './leader-term.js';
 import {
@@ -82,6 +84,26 @@ export class LeadershipHandoffSession {
       () => undefined,
     );
     return done.finally(() => (this.underWay = undefined));
+  }
+
+  /**
+   * The Lease names another `spec.preferredHolder` while we lead (Kubernetes' election
+   * controller, or a user with kubectl): hand it over as {@link transfer} does, where client-go's
+   * coordinated mode stops renewing and lets it expire. Logged; never throws.
+   * @param record - the record as last read or written
+   * @param leading - as for {@link transfer}
+   */
+  honourPreferredHolder(
+    record: LeaseRecord | undefined,
+    leading: () => LeaderTermLifetime | undefined,
+  ): void {
+    const { identity, logger } = this.config;
+    const to = preferredSuccessor(record, identity);
+    if (!to || this.underWay || !leading()) return;
+    logger.info(coordinatedMessages.preferredHolder(identity, this.host.lock, to));
+    this.transfer(to, {}, leading).catch((error: unknown) =>
+      logger.warn(coordinatedMessages.preferredHandoffFailed(this.host.lock, to, error)),
+    );
   }
 
   /** True when `record` is a live handoff to this candidate (see `isHandoffTo`). */
