@@ -8,7 +8,7 @@
  *     [--namespace default] [--candidates 1] [--lease-duration 15s] [--renew-deadline 10s] \
  *     [--retry-period 2s] [--release-on-cancel=true|false] [--lock lease|configmap] \
  *     [--fenced-db PATH [--pause-file PATH]] [--work-units isLive|signal]
- *     [--pod-template-hash H] [--priority N]
+ *     [--pod-template-hash H] [--priority N] [--yield-to-higher-priority]
  *     [--coordinated-binary-version 1.2.0 [--coordinated-emulation-version 1.1.0]]
  *   node test/dist/support/nest-leader-candidate.js --lock file --lock-file PATH --identity p1 …
  *
@@ -37,7 +37,8 @@
  *
  * A line `{"transfer":{"from":ID,"to":TARGET,"leaseDurationSeconds":N?}}` on stdin hands
  * candidate ID's term to TARGET (`transferLeadership`); it prints `handed-off` or
- * `handoff-failed`. `started` carries the term's reason (handoff, release, expired, created).
+ * `handoff-failed`. `started` carries the term's reason (handoff, preferred, release, expired,
+ * created). `--yield-to-higher-priority` sets the elector's `yieldToHigherPriority`.
  *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
  * `--release-on-cancel`, the Lease is released, or handed to the preferred candidate when one
@@ -190,6 +191,7 @@ async function main(): Promise<void> {
       'work-units': { type: 'string' },
       'coordinated-binary-version': { type: 'string' },
       'coordinated-emulation-version': { type: 'string' },
+      'yield-to-higher-priority': { type: 'boolean', default: false },
     },
   });
   const baseIdentity = values.identity;
@@ -219,6 +221,7 @@ async function main(): Promise<void> {
       releaseOnStop,
       podTemplateHash,
       priority,
+      yieldToHigherPriority: values['yield-to-higher-priority'],
       logger: logEvents(identity),
       observer: { termStarted: (e) => (startReason = e.reason) },
       callbacks: {

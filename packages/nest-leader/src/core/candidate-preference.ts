@@ -41,6 +41,21 @@ export function preferredCandidate(
 }
 
 /**
+ * The candidate a leader of `priority` yields to (`yieldToHigherPriority`): among those of a
+ * higher priority, the {@link preferredCandidate}; `undefined` when there is none.
+ */
+export function higherPriorityCandidate(
+  candidates: readonly AdvertisedCandidate[] | undefined,
+  self: string,
+  priority: number,
+): AdvertisedCandidate | undefined {
+  return preferredCandidate(
+    candidates?.filter((c) => c.priority > priority),
+    self,
+  );
+}
+
+/**
  * The `podTemplateHash` whose earliest-started candidate started last; ties by the hash.
  * `undefined` when no candidate has a hash.
  */

@@ -36,6 +36,9 @@ export const electionMessages = {
     `not creating it for another ${seconds(waitMs)} (leaseDuration since that record last ` +
     'changed and since the Lease was found missing), so a leader that has not noticed the ' +
     'deletion yet stops first.',
+  yieldWithoutAdvertisements: (lock: string) =>
+    `yieldToHigherPriority has no effect on ${lock}: it does not store candidates' ` +
+    'advertisements, so this leader never sees a higher priority (use a LeaseLock).',
   transitionsWrapped: (lock: string, max: number) =>
     `${lock}: leaseTransitions reached ${max}, the largest value Lease.spec.leaseTransitions ` +
     '(an int32) holds; this term restarts it at 0. Fencing tokens restart: reset downstream ' +

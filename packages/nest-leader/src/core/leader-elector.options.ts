@@ -9,7 +9,7 @@ import type { Candidacy } from '../locks/candidacy.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { type Clock, SystemClock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
-import { electionOptionRules } from './election.messages.js';
+import { electionMessages, electionOptionRules } from './election.messages.js';
 import { rejectUnknownOptions } from './option-names.js';
 
 /** Default `leaseDurationSeconds`, as client-go's and kube-controller-manager's. */
@@ -174,6 +174,16 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    * when no other candidate advertises itself or the handoff write fails. Default true.
    */
   handoffOnStop?: boolean;
+  /**
+   * While leading, hand the Lease over — gracefully, as `transferLeadership()`: the term ends
+   * and drains first — when a candidate of a higher `priority` than this one's (default 0)
+   * advertises itself; among several, the one `transferLeadership()` without a target would
+   * choose. The leader sees a new advertisement at its next renewal (the write conflicts, so it
+   * reads the record); the term the target begins has reason `preferred`. Never by force: a
+   * leader without this option keeps the Lease. Needs a lock that stores advertisements
+   * (`LeaseLock`, `MemoryLock`; otherwise a warning at construction). Default false.
+   */
+  yieldToHigherPriority?: boolean;
   /**
    * Take part in Kubernetes' coordinated leader election (KEP-4355) through this candidacy
    * (`LeaseCandidateRegistration`, whose `identity` must be this elector's): the API server's
@@ -395,6 +405,7 @@ export const LEADER_ELECTOR_OPTION_KINDS = Object.freeze({
   podTemplateHash: 'setting',
   priority: 'setting',
   handoffOnStop: 'setting',
+  yieldToHigherPriority: 'setting',
   coordinated: 'wiring',
 } as const satisfies Record<keyof LeaderElectorOptions, 'setting' | 'wiring'>);
 
@@ -447,6 +458,7 @@ export interface ResolvedLeaderElectorOptions {
    */
   advertisement: AdvertisedCandidate | undefined;
   handoffOnStop: boolean;
+  yieldToHigherPriority: boolean;
   /** `undefined`: an ordinary (not coordinated) candidate. */
   coordinated: Candidacy | undefined;
   /** Default `SystemClock`. */
@@ -497,6 +509,15 @@ export function resolveLeaderElectorOptions(
     );
   }
   const handoffOnStop = booleanOption('handoffOnStop', options.handoffOnStop, true);
+  const yieldToHigherPriority = booleanOption(
+    'yieldToHigherPriority',
+    options.yieldToHigherPriority,
+    false,
+  );
+  const logger = options.logger ?? consoleElectionLogger;
+  if (yieldToHigherPriority && lock.storesCandidates !== true) {
+    logger.warn(electionMessages.yieldWithoutAdvertisements(lock.description));
+  }
   const clock = options.clock ?? new SystemClock();
   const podTemplateHash = validatePodTemplateHash(
     options.podTemplateHash ?? (process.env.POD_TEMPLATE_HASH || undefined),
@@ -536,8 +557,9 @@ export function resolveLeaderElectorOptions(
     scheduleLedger,
     advertisement,
     handoffOnStop,
+    yieldToHigherPriority,
     coordinated,
     clock,
-    logger: options.logger ?? consoleElectionLogger,
+    logger,
   };
 }

@@ -365,7 +365,7 @@ export class LeaderElector {
     this.current = active;
     this.holders.termBegan();
     this.notifier.startedLeading(active.term, reason);
-    this.handoffs.honourPreferredHolder(this.observed.record, this.leading);
+    this.handoffs.handOverIfAsked(this.observed.record, this.leading);
   }
 
   // --- Renew: every retryPeriod; step down when renewDeadline passes without success -------
@@ -390,7 +390,7 @@ export class LeaderElector {
       if (attempt.outcome === 'leading') {
         active.renewed(attempt.writeStartedMs);
         this.notifier.renewed(active.term);
-        this.handoffs.honourPreferredHolder(this.observed.record, this.leading);
+        this.handoffs.handOverIfAsked(this.observed.record, this.leading);
       } else if (attempt.outcome === 'held-by-other') {
         active.lose('lease-taken-over');
       } else if (attempt.outcome === 'lease-deleted') {

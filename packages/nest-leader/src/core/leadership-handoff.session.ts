@@ -5,8 +5,9 @@
  */
 
 import { LeadershipTransferError } from '../errors.js';
+import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
 import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import { preferredCandidate } from './candidate-preference.js';
+import { higherPriorityCandidate, preferredCandidate } from './candidate-preference.js';
 import { timeoutSignal } from './clock.js';
 import { preferredSuccessor } from './coordinated-election.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
@@ -25,7 +26,13 @@ import { handoffMessages } from './leadership-handoff.messages.js';
 /** The elector's settings a handoff session uses. @internal */
 export type HandoffSessionConfig = Pick<
   ResolvedLeaderElectorOptions,
-  'identity' | 'clock' | 'logger' | 'leaseDurationMs' | 'renewDeadlineMs'
+  | 'identity'
+  | 'clock'
+  | 'logger'
+  | 'leaseDurationMs'
+  | 'renewDeadlineMs'
+  | 'advertisement'
+  | 'yieldToHigherPriority'
 >;
 
 /** What a handoff session needs of the elector besides its settings. @internal */
@@ -75,10 +82,15 @@ export class LeadershipHandoffSession {
     if (!active || this.underWay) {
       throw new LeadershipTransferError('not-leader', this.host.lock, to);
     }
-    const done =
+    return this.track(
       to === undefined
         ? this.handOffToPreferred(active, leaseDurationSeconds)
-        : this.handOff(active, to, leaseDurationSeconds);
+        : this.handOff(active, to, leaseDurationSeconds),
+    );
+  }
+
+  /** Marks `done` as the transfer under way until it settles. */
+  private track(done: Promise<void>): Promise<void> {
     this.underWay = done.then(
       () => undefined,
       () => undefined,
@@ -87,23 +99,46 @@ export class LeadershipHandoffSession {
   }
 
   /**
-   * The Lease names another `spec.preferredHolder` while we lead (Kubernetes' election
-   * controller, or a user with kubectl): hand it over as {@link transfer} does, where client-go's
-   * coordinated mode stops renewing and lets it expire. Logged; never throws.
+   * Hands the live term over when the record asks for it (logged; never throws): the Lease
+   * names another `spec.preferredHolder` (Kubernetes' election controller, or a user with
+   * kubectl) — as {@link transfer} does, where client-go's coordinated mode stops renewing and
+   * lets it expire; or, with `yieldToHigherPriority`, a candidate of a higher priority than ours
+   * advertises itself — to it, as chosen by preference (its term's reason: `preferred`).
    * @param record - the record as last read or written
    * @param leading - as for {@link transfer}
    */
-  honourPreferredHolder(
+  handOverIfAsked(
     record: LeaseRecord | undefined,
     leading: () => LeaderTermLifetime | undefined,
   ): void {
-    const { identity, logger } = this.config;
-    const to = preferredSuccessor(record, identity);
-    if (!to || this.underWay || !leading()) return;
-    logger.info(coordinatedMessages.preferredHolder(identity, this.host.lock, to));
-    this.transfer(to, {}, leading).catch((error: unknown) =>
-      logger.warn(coordinatedMessages.preferredHandoffFailed(this.host.lock, to, error)),
-    );
+    const { identity, logger, leaseDurationMs } = this.config;
+    if (!record || this.underWay) return;
+    const preferredHolder = preferredSuccessor(record, identity);
+    const ranked = preferredHolder === undefined ? this.higherPriority(record) : undefined;
+    const to = preferredHolder ?? ranked?.identity;
+    const active = to === undefined ? undefined : leading();
+    if (to === undefined || !active) return;
+    const lock = this.host.lock;
+    const failed = (error: unknown) =>
+      logger.warn(
+        ranked
+          ? handoffMessages.yieldFailed(lock, to, error)
+          : coordinatedMessages.preferredHandoffFailed(lock, to, error),
+      );
+    if (ranked) {
+      logger.info(handoffMessages.yieldingToPriority(identity, lock, to, ranked.priority));
+    } else {
+      logger.info(coordinatedMessages.preferredHolder(identity, lock, to));
+    }
+    const leaseDurationSeconds = leaseDurationMs / 1000;
+    this.track(this.handOff(active, to, leaseDurationSeconds, ranked !== undefined)).catch(failed);
+  }
+
+  /** With `yieldToHigherPriority`: the candidate of a higher priority to yield to, if any. */
+  private higherPriority(record: LeaseRecord): AdvertisedCandidate | undefined {
+    const { yieldToHigherPriority, identity, advertisement } = this.config;
+    if (!yieldToHigherPriority) return undefined;
+    return higherPriorityCandidate(record.candidates, identity, advertisement?.priority ?? 0);
   }
 
   /** True when `record` is a live handoff to this candidate (see `isHandoffTo`). */

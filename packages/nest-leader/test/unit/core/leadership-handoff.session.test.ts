@@ -35,6 +35,8 @@ function leader() {
       logger,
       leaseDurationMs: LEASE_DURATION_MS,
       renewDeadlineMs: RENEW_DEADLINE_MS,
+      advertisement: undefined,
+      yieldToHigherPriority: false,
     },
     {
       lock: lock.description,

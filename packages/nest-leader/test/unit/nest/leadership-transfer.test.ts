@@ -58,6 +58,40 @@ describe('LeaderElectionService.transferLeadership', () => {
     assert.deepEqual(work.log, ['reconcile started', 'finishing', 'reconcile finished']);
   });
 
+  test('yieldToHigherPriority (a module option passed through): the leader drains, then a higher priority leads', async () => {
+    const lock = new MemoryLock();
+    const clock = new ManualClock();
+    const low = await startReplica({
+      role: 'leader',
+      lock,
+      clock,
+      providers: [Reconciler],
+      leader: { identity: 'low', priority: 1, yieldToHigherPriority: true },
+    });
+    replicas.push(low);
+    const work = low.app.get(Reconciler);
+    const running = work.reconcile();
+    await clock.advance(0);
+
+    const high = await startReplica({
+      role: 'candidate',
+      lock,
+      clock,
+      leader: { identity: 'high', priority: 5, yieldToHigherPriority: true },
+    });
+    replicas.push(high);
+    await clock.advance(s(2)); // low's renewal sees the advertisement: its term ends, drains
+    assert.equal(low.election.isLeader(), false);
+    assert.equal(lock.read()!.record.holderIdentity, 'low', 'not handed over while work runs');
+    work.release.resolve();
+    await running;
+    await clock.advance(s(2));
+
+    assert.equal(lock.read()!.record.holderIdentity, 'high');
+    assert.equal(high.election.isLeader(), true);
+    assert.deepEqual(work.log, ['reconcile started', 'reconcile finished']);
+  });
+
   test('while the handed-off term drains, verifyTerm(term, { whileDraining }) still accepts it', async () => {
     const { a, clock } = await twoReplicas();
     const work = a.app.get(Reconciler);
