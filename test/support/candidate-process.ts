@@ -45,8 +45,8 @@ export interface CandidateEvent {
    * slot (`slotMs`) under fencing token `token` began, wrote its effect (or found it written:
    * `alreadyDone`), or had its effect refused by the fence (`error`).
    * nest-leader `--fenced-db` only: `write-window` — past its gate with fencing token `token`,
-   * it waits before writing (`--pause-file`); `write-accepted`, `write-rejected` — its ledger
-   * write `entry` under `token` was accepted, or refused by the database (`error`).
+   * it waits to write until its `--pause-file` is gone; `write-accepted`, `write-rejected` —
+   * its ledger write `entry` under `token` was accepted, or refused by the database (`error`).
    * nest-leader `--work-units` only: `unit-done`, `unit-refused` — unit of work `unit` of the
    * term with fencing token `token` ran, or was refused because its term check failed.
    */

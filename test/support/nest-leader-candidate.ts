@@ -22,9 +22,9 @@
  * 250 ms, if its gate (`elector.term`) says it leads, it appends an entry to the README's
  * `examples/fenced-ledger.ts` ledger in that SQLite database under its term's leaseTransitions
  * (`write-accepted`, or `write-rejected` when the database refuses a stale token), and the
- * same write to an unfenced table, to show what a lease alone lets through. While
- * `--pause-file` exists it waits 5 s between the gate and the write (`write-window`): the
- * window in which the test SIGSTOPs it.
+ * same write to an unfenced table, to show what a lease alone lets through. When
+ * `--pause-file` exists after the gate, it announces `write-window` and waits until the file is
+ * gone before writing: the window in which the test SIGSTOPs it, closed by the test.
  *
  * With `--work-units`, each candidate does, while it leads, one unit of work every 100 ms
  * (`unit-done`), each after checking its term with the README's `term.isLive()` (`isLive`) or
@@ -99,9 +99,10 @@ async function writeFenced(
     const token = term.leaseTransitions;
     if (pauseFile && existsSync(pauseFile)) {
       emit({ event: 'write-window', identity, token });
-      // Long enough that a test slowed by a loaded machine still stops us before the write:
-      // stopped inside an INSERT, we would hold SQLite's write lock and block the successor.
-      await sleep(5000);
+      // Open until the test removes the file, not for a set time: too short, a slowed test
+      // stops us inside the INSERT (holding SQLite's write lock); a timer armed only after a
+      // SIGSTOP that came right behind the event line runs in full after SIGCONT.
+      while (existsSync(pauseFile)) await sleep(20);
     }
     const entry = `${identity}#${++sequence}`;
     db.prepare('INSERT INTO unfenced (token, writer) VALUES (?, ?)').run(token, identity);
