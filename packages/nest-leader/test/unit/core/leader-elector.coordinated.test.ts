@@ -63,6 +63,24 @@ function controllerNames(w: World, holder: string): void {
   });
 }
 
+/** Coordinated candidates `a` and `b`, started, and the controller naming `a`. */
+function startedWithANamed(w: World) {
+  const a = coordinatedCandidate('a', w);
+  const b = coordinatedCandidate('b', w);
+  a.elector.start();
+  b.elector.start();
+  controllerNames(w, 'a');
+  return { a, b };
+}
+
+/** A started coordinated candidate `a` beside a Lease its last holder released. */
+function coordinatedBesideReleasedLease(w: World, leaseTransitions: number) {
+  w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions });
+  const a = coordinatedCandidate('a', w);
+  a.elector.start();
+  return a;
+}
+
 /** A foreign writer (the controller, kubectl) sets fields of the Lease as it is. */
 function patch(w: World, fields: Partial<LeaseRecord>): void {
   w.lock.set({ ...w.lock.read()!.record, ...fields });
@@ -138,9 +156,7 @@ describe('LeaderElector: coordinated leader election (coordinated option)', () =
 
   test('never takes a free or an expired Lease', async () => {
     const w = world();
-    w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 2 });
-    const a = coordinatedCandidate('a', w);
-    a.elector.start();
+    const a = coordinatedBesideReleasedLease(w, 2);
     await w.clock.advance(s(10));
     assert.equal(a.elector.isLeader(), false, 'free');
 
@@ -160,9 +176,7 @@ describe('LeaderElector: coordinated leader election (coordinated option)', () =
 
   test('leads when the controller names it: takes up the term with leaseTransitions + 1 and acquireTime, keeping strategy', async () => {
     const w = world();
-    w.lock.set({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 3 });
-    const a = coordinatedCandidate('a', w);
-    a.elector.start();
+    const a = coordinatedBesideReleasedLease(w, 3);
     await w.clock.advance(s(1));
 
     controllerNames(w, 'a');
@@ -181,11 +195,7 @@ describe('LeaderElector: coordinated leader election (coordinated option)', () =
 
   test('a candidate the controller does not name only follows', async () => {
     const w = world();
-    const a = coordinatedCandidate('a', w);
-    const b = coordinatedCandidate('b', w);
-    a.elector.start();
-    b.elector.start();
-    controllerNames(w, 'a');
+    const { a, b } = startedWithANamed(w);
     await w.clock.advance(s(20));
 
     assert.equal(a.elector.isLeader(), true);
@@ -196,11 +206,7 @@ describe('LeaderElector: coordinated leader election (coordinated option)', () =
 
   test('the fencing token strictly increases across namings that leave leaseTransitions unchanged', async () => {
     const w = world();
-    const a = coordinatedCandidate('a', w);
-    const b = coordinatedCandidate('b', w);
-    a.elector.start();
-    b.elector.start();
-    controllerNames(w, 'a');
+    const { a, b } = startedWithANamed(w);
     await w.clock.advance(s(2));
     // A better candidate appears: the controller asks a to step aside for b.
     patch(w, { preferredHolder: 'b' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Injectable } from '@nestjs/common';
 import { currentTerm, type LeaderTerm, LeaderOnly } from 'nest-leader';
-import { ManualClock, MemoryLock } from 'nest-leader/testing';
+import type { MemoryLock } from 'nest-leader/testing';
 import { deferred, SELF, startReplica } from './support.js';
 
 @Injectable()
@@ -25,17 +25,13 @@ class Reconciler {
 }
 
 async function leaderWithReconciler(shutdownGraceMs?: number) {
-  const lock = new MemoryLock();
-  const clock = new ManualClock();
   const replica = await startReplica({
     role: 'leader',
-    lock,
-    clock,
     providers: [Reconciler],
     leader: { shutdownGraceMs },
   });
   const reconciler = replica.app.get(Reconciler);
-  reconciler.lock = lock;
+  reconciler.lock = replica.lock;
   return { ...replica, reconciler };
 }
 
@@ -85,14 +81,11 @@ test('shutdown releases the Lease after shutdownGraceMs even if work never finis
 
 /** The leader advertises template `aaa`; a replica of the newer template `bbb` advertised itself. */
 async function leaderBesideNewerReplica(leader: Record<string, unknown>) {
-  const lock = new MemoryLock();
-  const clock = new ManualClock();
   const replica = await startReplica({
     role: 'leader',
-    lock,
-    clock,
     leader: { podTemplateHash: 'aaa', priority: 1, ...leader },
   });
+  const { lock, clock } = replica;
   await clock.settle();
   const { record } = lock.read()!;
   const startedAt = new Date(clock.wallNow().getTime() + 60_000);
@@ -130,12 +123,10 @@ test('with handoffOnShutdown: false shutdown releases the Lease to anyone', asyn
 });
 
 test('with releaseOnShutdown: false the Lease keeps naming this replica after shutdown', async () => {
-  const lock = new MemoryLock();
-  const replica = await startReplica({
+  const { app, lock } = await startReplica({
     role: 'leader',
-    lock,
     leader: { releaseOnShutdown: false },
   });
-  await replica.app.close();
+  await app.close();
   assert.equal(lock.read()?.record.holderIdentity, SELF);
 });
