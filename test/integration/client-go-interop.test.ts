@@ -13,11 +13,12 @@ import { SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
-import { eventually, found } from '../support/eventually.js';
 import {
   buildClientGoCandidate,
   CandidateProcess,
   type Implementation,
+  leadingProcess,
+  leaseTarget,
 } from '../support/candidate-process.js';
 import {
   assertSingleLeader,
@@ -72,17 +73,15 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
     implementation: Implementation,
     leaseName: string,
   ): Promise<CandidateProcess> {
-    const candidate = await CandidateProcess.start({
-      implementation,
-      kubeconfigPath: cluster.identities[USER[implementation]]!.kubeconfigPath,
-      leaseName,
-      namespace: cluster.namespace,
-      identity: `${SHORT[implementation]}-${++counter}`,
-      timings: FAST_TIMINGS,
-    });
-    processes.push(candidate);
-    await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
-    return candidate;
+    return CandidateProcess.startReady(
+      {
+        implementation,
+        ...leaseTarget(cluster, USER[implementation], leaseName),
+        identity: `${SHORT[implementation]}-${++counter}`,
+        timings: FAST_TIMINGS,
+      },
+      processes,
+    );
   }
 
   /** Waits until `follower` has seen `leader` hold the Lease (it is a follower now). */
@@ -224,14 +223,14 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
         running.push(await spawnCandidate(implementation, leaseName));
       }
       for (const signal of ['SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL'] as const) {
-        const leader = await currentLeader(running, LEASE_MS + 3 * RETRY_MS);
+        const leader = await leadingProcess(running, LEASE_MS + 3 * RETRY_MS);
         for (const follower of running.filter((p) => p !== leader)) {
           await followerOf(follower, leader);
         }
         const killedMs = leader.kill(signal);
         await leader.exited;
         running.splice(running.indexOf(leader), 1);
-        const next = await currentLeader(running, 2 * LEASE_MS + 3 * RETRY_MS, killedMs);
+        const next = await leadingProcess(running, 2 * LEASE_MS + 3 * RETRY_MS, killedMs);
         winners.push(implementationOf(next));
         console.log(`# race: ${leader.implementation} ${signal} → ${next.implementation}`);
         running.push(await spawnCandidate(implementationOf(leader), leaseName));
@@ -247,20 +246,3 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
     assert.equal(winners.length, 4);
   });
 });
-
-/** The first process with a `started` event after `sinceMs` (and no later stop). */
-async function currentLeader(
-  processes: readonly CandidateProcess[],
-  timeoutMs: number,
-  sinceMs = 0,
-): Promise<CandidateProcess> {
-  const leader = () =>
-    processes.find((p) => {
-      const last = p.events.filter((e) => e.event === 'started' || e.event === 'stopped').at(-1);
-      return last?.event === 'started' && last.monotonicMs > sinceMs;
-    });
-  return eventually(() => found(leader(), `no new leader within ${timeoutMs} ms`), {
-    timeoutMs,
-    intervalMs: 20,
-  });
-}

@@ -17,7 +17,7 @@ import {
 } from '../support/control-plane.js';
 import { ELECTOR_VERBS, grantLeaseAccess, grantRules } from '../support/rbac.js';
 import { eventually, found } from '../support/eventually.js';
-import { CandidateProcess } from '../support/candidate-process.js';
+import { CandidateProcess, leaseTarget } from '../support/candidate-process.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import {
   decreasingTransitions,
@@ -67,18 +67,16 @@ describe('preferredHolder and coordinated leader election (real kube-apiserver, 
     timings: LeaderElectionTimings,
     extraArgs: string[] = [],
   ): Promise<CandidateProcess> {
-    const candidate = await CandidateProcess.start({
-      implementation: 'nest-leader',
-      kubeconfigPath: plane.identities[USER]!.kubeconfigPath,
-      leaseName,
-      namespace: plane.namespace,
-      identity,
-      timings,
-      extraArgs,
-    });
-    processes.push(candidate);
-    await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
-    return candidate;
+    return CandidateProcess.startReady(
+      {
+        implementation: 'nest-leader',
+        ...leaseTarget(plane, USER, leaseName),
+        identity,
+        timings,
+        extraArgs,
+      },
+      processes,
+    );
   }
 
   function readLease(name: string) {

@@ -17,6 +17,7 @@ import {
   type CandidateEvent,
   CandidateProcess,
   type Implementation,
+  leaseTarget,
 } from '../support/candidate-process.js';
 import { assertSingleLeader, LeaseSampler } from '../support/leadership-timeline.js';
 
@@ -50,17 +51,15 @@ describe(
       leaseName: string,
       identity: string,
     ): Promise<CandidateProcess> {
-      const candidate = await CandidateProcess.start({
-        implementation,
-        kubeconfigPath: cluster.identities[USER[implementation]]!.kubeconfigPath,
-        leaseName,
-        namespace: cluster.namespace,
-        identity,
-        timings: FAST_TIMINGS,
-      });
-      processes.push(candidate);
-      await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
-      return candidate;
+      return CandidateProcess.startReady(
+        {
+          implementation,
+          ...leaseTarget(cluster, USER[implementation], leaseName),
+          identity,
+          timings: FAST_TIMINGS,
+        },
+        processes,
+      );
     }
 
     /** Starts `leader` first (it creates the Lease), then the others, who see it lead. */

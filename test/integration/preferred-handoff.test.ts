@@ -13,7 +13,7 @@ import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/clu
 import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { eventually } from '../support/eventually.js';
-import { CandidateProcess } from '../support/candidate-process.js';
+import { CandidateProcess, leaseTarget } from '../support/candidate-process.js';
 import { LeaseSampler } from '../support/leadership-timeline.js';
 
 const cluster = getTestCluster();
@@ -44,18 +44,16 @@ describe('handoff on stop to the newest pod template (real processes, real kube-
     user: (typeof USERS)[number],
     podTemplateHash: string,
   ): Promise<CandidateProcess> {
-    const candidate = await CandidateProcess.start({
-      implementation: 'nest-leader',
-      kubeconfigPath: cluster.identities[user]!.kubeconfigPath,
-      leaseName,
-      namespace: cluster.namespace,
-      identity,
-      timings: FAST_TIMINGS,
-      podTemplateHash,
-    });
-    processes.push(candidate);
-    await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
-    return candidate;
+    return CandidateProcess.startReady(
+      {
+        implementation: 'nest-leader',
+        ...leaseTarget(cluster, user, leaseName),
+        identity,
+        timings: FAST_TIMINGS,
+        podTemplateHash,
+      },
+      processes,
+    );
   }
 
   test('SIGTERM to the old leader hands the Lease to the new-template candidate: one new term, no wait', async () => {

@@ -101,19 +101,19 @@ function describeMixedFleet(lock: TestLockKind): void {
     });
 
     const startPeer = async (kind: PeerKind): Promise<CandidateProcess> => {
-      const peer = await CandidateProcess.start({
-        implementation: kind,
-        kubeconfigPath: KUBECONFIG[kind],
-        lock,
-        leaseName: name,
-        namespace: cluster.namespace,
-        identity: `${kind === 'python' ? 'py' : 'nl'}-${++serial}`,
-        timings: FAST_TIMINGS,
-        releaseOnCancel: kind === 'nest-leader',
-      });
-      peers.push(peer);
-      await peer.waitFor((e) => e.event === 'ready', 30_000, 'ready');
-      return peer;
+      return CandidateProcess.startReady(
+        {
+          implementation: kind,
+          kubeconfigPath: KUBECONFIG[kind],
+          lock,
+          leaseName: name,
+          namespace: cluster.namespace,
+          identity: `${kind === 'python' ? 'py' : 'nl'}-${++serial}`,
+          timings: FAST_TIMINGS,
+          releaseOnCancel: kind === 'nest-leader',
+        },
+        peers,
+      );
     };
     /** Peers not killed and not exited. */
     const alive = () => peers.filter((p) => !p.killed && !p.exitStatus);

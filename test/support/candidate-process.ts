@@ -19,7 +19,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { LeaderElectionTimings } from 'nest-leader';
-import { repoRoot } from './control-plane.js';
+import { type ClusterInfo, repoRoot } from './control-plane.js';
+import { eventually, found } from './eventually.js';
 import type { TestLockKind } from './kubernetes-locks.js';
 import { monotonicNowMs } from './monotonic-time.js';
 import { ensurePythonClient, PYTHON_DIR } from './python-client.js';
@@ -114,6 +115,19 @@ export interface KubernetesLockTarget {
   namespace: string;
   /** `--lock`: the lock kind (nest-leader and python; client-go takes a Lease only). */
   lock?: TestLockKind;
+}
+
+/** Lease `leaseName` in `cluster`'s namespace, campaigned for as the cluster's identity `user`. */
+export function leaseTarget(
+  cluster: ClusterInfo,
+  user: string,
+  leaseName: string,
+): KubernetesLockTarget {
+  return {
+    kubeconfigPath: cluster.identities[user]!.kubeconfigPath,
+    leaseName,
+    namespace: cluster.namespace,
+  };
 }
 
 /** …or, nest-leader only, a lease file (`--lock file --lock-file`). */
@@ -263,7 +277,7 @@ export class CandidateProcess {
 
   /**
    * Spawns a candidate process (building the client-go one first if needed). Resolves once it
-   * is spawned; use {@link waitFor} for its `ready` events.
+   * is spawned; use {@link waitFor} for its `ready` events, or {@link startReady}.
    */
   static async start(options: CandidateProcessOptions): Promise<CandidateProcess> {
     const { timings } = options;
@@ -317,6 +331,22 @@ export class CandidateProcess {
     return new CandidateProcess(options, child);
   }
 
+  /**
+   * {@link start}, then waits up to 30 s for its `ready` event (one candidate per process).
+   * `fleet`, if given, receives the process before the wait, so that whoever disposes of the
+   * fleet disposes of it too when it never gets ready.
+   * @throws Error when it exits or stays silent before `ready`.
+   */
+  static async startReady(
+    options: CandidateProcessOptions,
+    fleet?: CandidateProcess[],
+  ): Promise<CandidateProcess> {
+    const candidate = await CandidateProcess.start(options);
+    fleet?.push(candidate);
+    await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
+    return candidate;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }
@@ -328,10 +358,13 @@ export class CandidateProcess {
 
   /** True while its last `started`/`stopped` event is `started` (one candidate per process). */
   get leading(): boolean {
-    return (
-      this.events.findLast((e) => e.event === 'started' || e.event === 'stopped')?.event ===
-      'started'
-    );
+    return this.termStarted !== undefined;
+  }
+
+  /** The `started` event of the term it leads in now ({@link leading}); undefined otherwise. */
+  get termStarted(): CandidateEvent | undefined {
+    const last = this.events.findLast((e) => e.event === 'started' || e.event === 'stopped');
+    return last?.event === 'started' ? last : undefined;
   }
 
   private addToTail(text: string): void {
@@ -425,4 +458,38 @@ export class CandidateProcess {
   describe(): string {
     return `${this.implementation} candidate ${this.identity} (pid ${this.pid})`;
   }
+}
+
+/**
+ * Resolves with the first of `processes` that leads ({@link CandidateProcess.leading}) in a term
+ * started after `sinceMs` (CLOCK_MONOTONIC; default any) and has neither exited nor been
+ * SIGKILLed, polling every 20 ms.
+ * @throws Error after `timeoutMs`, with every process's stderr tail.
+ */
+export function leadingProcess(
+  processes: readonly CandidateProcess[],
+  timeoutMs: number,
+  sinceMs = -Infinity,
+): Promise<CandidateProcess> {
+  const leader = () =>
+    processes.find(
+      (p) =>
+        !p.exitStatus &&
+        p.killed?.signal !== 'SIGKILL' &&
+        (p.termStarted?.monotonicMs ?? -Infinity) > sinceMs,
+    );
+  return eventually(
+    () =>
+      found(
+        leader(),
+        () =>
+          `no leader (since ${sinceMs} ms) within ${timeoutMs} ms:\n${describeProcesses(processes)}`,
+      ),
+    { timeoutMs, intervalMs: 20 },
+  );
+}
+
+/** Each process described, with its stderr tail: for failure messages. */
+export function describeProcesses(processes: readonly CandidateProcess[]): string {
+  return processes.map((p) => `${p.describe()}\n${p.stderrTail}`).join('\n');
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CatchUpPolicy, LeaderElectionTimings } from 'nest-leader';
-import { CandidateProcess } from './candidate-process.js';
+import { CandidateProcess, describeProcesses, leadingProcess } from './candidate-process.js';
 import { eventually, found } from './eventually.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
@@ -87,36 +87,30 @@ export async function runScheduleFailovers(
   const fleet: CandidateProcess[] = [];
   let spawned = 0;
   const spawnOne = async (): Promise<CandidateProcess> => {
-    const candidate = await CandidateProcess.start({
-      implementation: 'nest-leader',
-      program: 'scheduled-job-app',
-      kubeconfigPath: options.kubeconfigPath,
-      leaseName: options.leaseName,
-      namespace: options.namespace,
-      identity: `slots-${policy}-${++spawned}`,
-      timings,
-      extraArgs: ['--catch-up', policy, '--db', dbPath, '--job-ms', String(jobMs)],
-    });
-    fleet.push(candidate);
-    await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
-    return candidate;
+    return CandidateProcess.startReady(
+      {
+        implementation: 'nest-leader',
+        program: 'scheduled-job-app',
+        kubeconfigPath: options.kubeconfigPath,
+        leaseName: options.leaseName,
+        namespace: options.namespace,
+        identity: `slots-${policy}-${++spawned}`,
+        timings,
+        extraArgs: ['--catch-up', policy, '--db', dbPath, '--job-ms', String(jobMs)],
+      },
+      fleet,
+    );
   };
   const leaseMs = timings.leaseDurationSeconds * 1000;
   const waitMs = 2 * leaseMs + 4 * timings.retryPeriodSeconds * 1000 + 10_000;
-  const leaderNow = (): CandidateProcess | undefined =>
-    fleet.find((p) => {
-      if (p.exitStatus || p.killed?.signal === 'SIGKILL') return false;
-      const last = p.events.filter((e) => e.event === 'started' || e.event === 'stopped').at(-1);
-      return last?.event === 'started';
-    });
   const failoverMs: number[] = [];
   const bySignal = { SIGKILL: 0, SIGTERM: 0, SIGSTOP: 0 };
   try {
     for (let i = 0; i < (options.replicas ?? 3); i++) await spawnOne();
-    await waitForLeader(fleet, leaderNow, waitMs);
+    await leadingProcess(fleet, waitMs);
     await sleep(2000);
     for (const [index, fault] of faultSchedule(options.failovers, jobMs).entries()) {
-      const leader = await waitForLeader(fleet, leaderNow, waitMs);
+      const leader = await leadingProcess(fleet, waitMs);
       await sleepUntilSlotOffset(fault.offsetMs);
       const killedMs = monotonicNowMs();
       process.kill(leader.pid!, fault.signal);
@@ -140,7 +134,7 @@ export async function runScheduleFailovers(
       await sleep(2500);
     }
     // End cleanly: followers first (no one takes over), then the leader drains and releases.
-    const last = await waitForLeader(fleet, leaderNow, waitMs);
+    const last = await leadingProcess(fleet, waitMs);
     await sleep(1500);
     await Promise.all(fleet.filter((p) => p !== last).map((p) => p.dispose()));
     last.kill('SIGTERM');
@@ -154,17 +148,6 @@ export async function runScheduleFailovers(
     await Promise.all(fleet.map((p) => p.dispose()));
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function waitForLeader(
-  fleet: CandidateProcess[],
-  leaderNow: () => CandidateProcess | undefined,
-  timeoutMs: number,
-): Promise<CandidateProcess> {
-  return eventually(
-    () => found(leaderNow(), () => `no leader within ${timeoutMs} ms:\n${describeFleet(fleet)}`),
-    { timeoutMs, intervalMs: 50 },
-  );
 }
 
 async function waitForSuccessor(
@@ -181,14 +164,10 @@ async function waitForSuccessor(
             p !== leader && p.events.some((e) => e.event === 'started' && e.monotonicMs > killedMs),
         ),
         () =>
-          `no new leader within ${timeoutMs} ms of ${leader.describe()}'s fault:\n${describeFleet(fleet)}`,
+          `no new leader within ${timeoutMs} ms of ${leader.describe()}'s fault:\n${describeProcesses(fleet)}`,
       ),
     { timeoutMs, intervalMs: 25 },
   );
-}
-
-function describeFleet(fleet: readonly CandidateProcess[]): string {
-  return fleet.map((p) => `${p.describe()}\n${p.stderrTail}`).join('\n');
 }
 
 /** Sleeps until the wall clock is `offsetMs` past a whole second (the job's slots). */
