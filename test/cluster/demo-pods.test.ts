@@ -170,7 +170,7 @@ describe(
       cluster = await startNodeCluster();
       demo = new DemoDeployment(cluster, ns, selector, 'demo');
       await cluster.kubectl('apply', '-k', join(repoRoot, 'apps/demo/deploy'));
-      logs = new PodLogCollector(cluster, ns, selector, 'demo');
+      logs = new PodLogCollector(demo);
       await eventually(
         async () => {
           const live = await demo.pods();

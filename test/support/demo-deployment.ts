@@ -13,6 +13,8 @@ export interface PodView {
   ip: string | undefined;
   ready: boolean;
   restarts: number;
+  /** The app container is running (not waiting, not terminated). */
+  running: boolean;
   /** The app container's ID in containerd (without `containerd://`). */
   containerId: string | undefined;
   /** Its `nest-leader/role` label: `leader` or `standby`. */
@@ -51,10 +53,10 @@ export class DemoDeployment {
    * @param container - the app container's name
    */
   constructor(
-    private readonly cluster: NodeCluster,
+    readonly cluster: NodeCluster,
     readonly namespace: string,
     readonly selector: string,
-    private readonly container: string,
+    readonly container: string,
   ) {}
 
   async pods(): Promise<PodView[]> {
@@ -74,6 +76,7 @@ export class DemoDeployment {
         ready:
           pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
         restarts: status?.restartCount ?? 0,
+        running: status?.state?.running !== undefined,
         containerId: status?.containerID?.replace(/^containerd:\/\//, ''),
         role: pod.metadata!.labels?.['nest-leader/role'],
         terminating: Boolean(pod.metadata!.deletionTimestamp),

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
+import type { DemoDeployment } from './demo-deployment.js';
 
 /** One line a container wrote, with the pod it came from. */
 export interface PodLogLine {
@@ -21,12 +21,8 @@ export class PodLogCollector {
   private stopped = false;
   private readonly loop: Promise<void>;
 
-  constructor(
-    private readonly cluster: NodeCluster,
-    private readonly namespace: string,
-    private readonly selector: string,
-    private readonly container: string,
-  ) {
+  /** Starts following the app container of every pod of `deployment`. */
+  constructor(private readonly deployment: DemoDeployment) {
     this.loop = this.discover();
   }
 
@@ -53,29 +49,8 @@ export class PodLogCollector {
   private async discover(): Promise<void> {
     while (!this.stopped) {
       try {
-        const pods = (await this.cluster.getJson(
-          'get',
-          'pods',
-          '-n',
-          this.namespace,
-          '-l',
-          this.selector,
-        )) as {
-          items: {
-            metadata: { name: string };
-            status: {
-              containerStatuses?: {
-                name: string;
-                restartCount: number;
-                state: Record<string, unknown>;
-              }[];
-            };
-          }[];
-        };
-        for (const pod of pods.items) {
-          const status = pod.status.containerStatuses?.find((s) => s.name === this.container);
-          if (!status || !('running' in status.state)) continue;
-          this.follow(pod.metadata.name, status.restartCount);
+        for (const pod of await this.deployment.pods()) {
+          if (pod.running) this.follow(pod.name, pod.restarts);
         }
       } catch {
         // the API server is briefly unreachable: try again on the next round
@@ -87,19 +62,20 @@ export class PodLogCollector {
   private follow(pod: string, restartCount: number): void {
     const key = `${pod}#${restartCount}`;
     if (this.followers.has(key)) return;
+    const { cluster, namespace, container } = this.deployment;
     const child = spawn(
-      this.cluster.kubectlBinary,
+      cluster.kubectlBinary,
       [
         'kubectl',
         '--kubeconfig',
-        this.cluster.kubeconfig,
+        cluster.kubeconfig,
         'logs',
         '-f',
         '-n',
-        this.namespace,
+        namespace,
         pod,
         '-c',
-        this.container,
+        container,
       ],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
