@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
-import { CandidateProcess } from '../support/candidate-process.js';
+import { CandidateProcess, leaseTarget } from '../support/candidate-process.js';
 
 const cluster = getTestCluster();
 const admin = coordinationApi(cluster);
@@ -35,19 +35,17 @@ describe('yieldToHigherPriority (real processes, real kube-apiserver)', () => {
     priority: number,
     yieldToHigherPriority: boolean,
   ): Promise<CandidateProcess> {
-    const candidate = await CandidateProcess.start({
-      implementation: 'nest-leader',
-      kubeconfigPath: cluster.identities[user]!.kubeconfigPath,
-      leaseName,
-      namespace: cluster.namespace,
-      identity,
-      timings: FAST_TIMINGS,
-      priority,
-      extraArgs: yieldToHigherPriority ? ['--yield-to-higher-priority'] : [],
-    });
-    processes.push(candidate);
-    await candidate.waitFor((e) => e.event === 'ready', 30_000, 'ready');
-    return candidate;
+    return CandidateProcess.startReady(
+      {
+        implementation: 'nest-leader',
+        ...leaseTarget(cluster, user, leaseName),
+        identity,
+        timings: FAST_TIMINGS,
+        priority,
+        extraArgs: yieldToHigherPriority ? ['--yield-to-higher-priority'] : [],
+      },
+      processes,
+    );
   }
 
   async function leaseOf(name: string) {
