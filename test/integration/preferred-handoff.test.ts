@@ -6,14 +6,13 @@
  * Every process authenticates with exactly the elector's RBAC (get, create, update, watch on
  * Leases): advertising needs no verb more.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
-import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
+import { candidateFleet } from '../support/candidate-fleet.js';
 import { eventually } from '../support/eventually.js';
-import { CandidateProcess, leaseTarget } from '../support/candidate-process.js';
 import { LeaseSampler } from '../support/leadership-timeline.js';
 
 const cluster = getTestCluster();
@@ -28,33 +27,13 @@ async function readLease(name: string) {
 }
 
 describe('handoff on stop to the newest pod template (real processes, real kube-apiserver)', () => {
-  const processes: CandidateProcess[] = [];
-
-  before(async () => {
-    for (const user of USERS) await grantLeaseAccess(cluster, user, ELECTOR_VERBS);
-  });
-  after(async () => {
-    await Promise.all(processes.map((p) => p.dispose()));
-    for (const user of USERS) await revokeLeaseAccess(cluster, user);
-  });
-
-  async function spawn(
+  const fleet = candidateFleet(cluster, USERS);
+  const spawn = (
     leaseName: string,
     identity: string,
     user: (typeof USERS)[number],
     podTemplateHash: string,
-  ): Promise<CandidateProcess> {
-    return CandidateProcess.startReady(
-      {
-        implementation: 'nest-leader',
-        ...leaseTarget(cluster, user, leaseName),
-        identity,
-        timings: FAST_TIMINGS,
-        podTemplateHash,
-      },
-      processes,
-    );
-  }
+  ) => fleet.start(leaseName, user, { identity, podTemplateHash });
 
   test('SIGTERM to the old leader hands the Lease to the new-template candidate: one new term, no wait', async () => {
     const leaseName = uniqueLeaseName('preferred');

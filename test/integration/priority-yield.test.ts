@@ -4,12 +4,11 @@
  * one new term with reason `preferred`, one transition, no overlap — and a leader without the
  * option keeps it. Each process authenticates with exactly the elector's RBAC.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
-import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
-import { CandidateProcess, leaseTarget } from '../support/candidate-process.js';
+import { candidateFleet } from '../support/candidate-fleet.js';
 
 const cluster = getTestCluster();
 const admin = coordinationApi(cluster);
@@ -18,35 +17,19 @@ const RETRY_MS = FAST_TIMINGS.retryPeriodSeconds * 1000;
 const USERS = ['alice', 'bob'] as const;
 
 describe('yieldToHigherPriority (real processes, real kube-apiserver)', () => {
-  const processes: CandidateProcess[] = [];
-
-  before(async () => {
-    for (const user of USERS) await grantLeaseAccess(cluster, user, ELECTOR_VERBS);
-  });
-  after(async () => {
-    await Promise.all(processes.map((p) => p.dispose()));
-    for (const user of USERS) await revokeLeaseAccess(cluster, user);
-  });
-
-  async function spawn(
+  const fleet = candidateFleet(cluster, USERS);
+  const spawn = (
     leaseName: string,
     identity: string,
     user: (typeof USERS)[number],
     priority: number,
     yieldToHigherPriority: boolean,
-  ): Promise<CandidateProcess> {
-    return CandidateProcess.startReady(
-      {
-        implementation: 'nest-leader',
-        ...leaseTarget(cluster, user, leaseName),
-        identity,
-        timings: FAST_TIMINGS,
-        priority,
-        extraArgs: yieldToHigherPriority ? ['--yield-to-higher-priority'] : [],
-      },
-      processes,
-    );
-  }
+  ) =>
+    fleet.start(leaseName, user, {
+      identity,
+      priority,
+      extraArgs: yieldToHigherPriority ? ['--yield-to-higher-priority'] : [],
+    });
 
   async function leaseOf(name: string) {
     return (await admin.readNamespacedLease({ name, namespace: cluster.namespace })).spec!;
