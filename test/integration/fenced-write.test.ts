@@ -57,9 +57,11 @@ describe('fenced write to a real database: a paused leader is refused by the dat
       timeout: 60_000,
     },
     async () => {
+      // Each ready (Node and the client loaded: 10 s and more on a loaded machine) before the
+      // first write's bound starts.
       for (const identity of ['alice', 'bob']) {
-        writers.push(
-          await CandidateProcess.start({
+        await CandidateProcess.startReady(
+          {
             implementation: 'nest-leader',
             kubeconfigPath: cluster.identities[identity]!.kubeconfigPath,
             leaseName,
@@ -68,7 +70,8 @@ describe('fenced write to a real database: a paused leader is refused by the dat
             timings: FAST_TIMINGS,
             releaseOnCancel: false,
             extraArgs: ['--fenced-db', dbPath, '--pause-file', pauseFile(identity)],
-          }),
+          },
+          writers,
         );
       }
       const firstWrite = await Promise.any(

@@ -19,6 +19,7 @@ import {
   type Implementation,
   leaseTarget,
 } from '../support/candidate-process.js';
+import { eventually } from '../support/eventually.js';
 import { assertSingleLeader, LeaseSampler } from '../support/leadership-timeline.js';
 
 const cluster = getTestCluster();
@@ -155,7 +156,12 @@ describe(
       // The handoff record is the leader's term + 1, and the target's term keeps it: one handover,
       // one transition.
       assert.equal(started.leaseTransitions, leaderTerm + 1);
-      assert.deepEqual(tokenOf(sampler, target.identity), [leaderTerm + 1]);
+      // The sampler reads every ~20 ms: wait for a sample of the target's term (under load the
+      // `started` line can arrive before one), then only that token may ever have been seen.
+      await eventually(
+        () => assert.deepEqual(tokenOf(sampler, target.identity), [leaderTerm + 1]),
+        { timeoutMs: 5000, intervalMs: 50 },
+      );
       assert.deepEqual(
         startsBetween(orderedMs, started.monotonicMs + 3 * RETRY_MS, leaseName).map(
           (e) => e.identity,

@@ -4,7 +4,7 @@
  * the control-plane binary: what `pnpm demo --cluster` runs, and the cluster test tier too.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,7 +28,10 @@ export interface NodeCluster {
   kubectl(...args: string[]): Promise<string>;
   /** `kubectl … -o json`, parsed as `T` (e.g. client-node's `V1PodList`; dates stay strings). */
   getJson<T>(...args: string[]): Promise<T>;
-  /** SIGTERM the cluster script and wait until it removed everything it started. */
+  /**
+   * SIGTERM the cluster script and wait until it removed everything it started; then remove
+   * the state directory, unless the caller chose it (`stateDir` option).
+   */
   stop(): Promise<void>;
 }
 
@@ -99,7 +102,11 @@ export async function startNodeCluster(
     kubectlBinary: controlPlaneBinary,
     kubectl,
     getJson: async <T>(...args: string[]) => JSON.parse(await kubectl(...args, '-o', 'json')) as T,
-    stop: () => stopChild(child, exited),
+    // A state directory made here (images, containers, logs: about 1 GB) goes with the node.
+    stop: async () => {
+      await stopChild(child, exited);
+      if (options.stateDir === undefined) rmSync(stateDir, { recursive: true, force: true });
+    },
   };
 }
 
