@@ -18,8 +18,12 @@ import { advertises, withCandidate, withoutCandidate } from './candidate-prefere
 import type { ElectionLogger } from './leader-elector.options.js';
 
 /**
- * How many failed attempts (errors other than a conflict, or conflicts in a row) an
- * advertisement or its removal makes before giving up.
+ * How many failed attempts (errors other than a conflict) an advertisement or its removal
+ * makes before giving up. Conflicts do not count: each is another candidate's write landing
+ * (a rollout has every old pod withdrawing and every new pod advertising at once, beside the
+ * leader's renewals), so the edit re-reads and tries again at once for as long as its signal
+ * lasts — a removal given up after a few conflicts would leave a stopped candidate advertised,
+ * and a stopping leader could hand to it.
  */
 export const MAX_ADVERTISEMENT_ATTEMPTS = 5;
 
@@ -54,7 +58,8 @@ export class CandidateAdvertisement {
    * Adds (or replaces) this candidate's entry in the record, reading first; waits while the
    * record does not exist (the first leader creates it with its own entry). Resolves when
    * written, already there, `signal` aborted, or after {@link MAX_ADVERTISEMENT_ATTEMPTS}
-   * failures (logged once; the election goes on without this advertisement). Never rejects.
+   * failures other than conflicts (logged once; the election goes on without this
+   * advertisement). Never rejects.
    */
   async advertise(signal: AbortSignal): Promise<void> {
     await this.edit(
@@ -71,7 +76,8 @@ export class CandidateAdvertisement {
 
   /**
    * Removes this candidate's entry from the record, if there. Resolves when done, `signal`
-   * aborted, or after {@link MAX_ADVERTISEMENT_ATTEMPTS} failures (logged). Never rejects.
+   * aborted, or after {@link MAX_ADVERTISEMENT_ATTEMPTS} failures other than conflicts
+   * (logged). Never rejects.
    */
   async withdraw(signal: AbortSignal): Promise<void> {
     await this.edit(
@@ -90,7 +96,7 @@ export class CandidateAdvertisement {
 
   /**
    * Reads the record and writes it with `change(candidates)` (`undefined`: nothing to write),
-   * retrying after conflicts at once and after other failures each retryPeriod.
+   * retrying after conflicts at once (not counted) and after other failures each retryPeriod.
    * @param waitForRecord - while the record does not exist, wait and read again (else: done)
    */
   private async edit(
@@ -123,10 +129,9 @@ export class CandidateAdvertisement {
         return;
       } catch (error) {
         if (signal.aborted) return;
+        if (error instanceof LockConflictError) continue;
         if (++failures >= MAX_ADVERTISEMENT_ATTEMPTS) return gaveUp(error);
-        if (!(error instanceof LockConflictError)) {
-          await this.clock.sleep(this.retryPeriodMs, signal);
-        }
+        await this.clock.sleep(this.retryPeriodMs, signal);
       }
     }
   }

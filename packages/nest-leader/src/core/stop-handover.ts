@@ -23,9 +23,15 @@ export const NEWER_TEMPLATE_POLL_MS = 500;
 /**
  * How long a stopping leader that sees only candidates of its own pod template waits before
  * taking the stop for a plain one (its peers stay) rather than a rollout's (its peers stop
- * too and withdraw), ms.
+ * too and withdraw), ms: half of renewDeadline (5 s at the defaults). It leads on meanwhile,
+ * so the wait costs no time without a leader, only shutdown time in a plain stop; a shorter
+ * one (it was 1 s) took peers whose withdrawal was merely slow — a loaded node, a Lease
+ * contended by a whole rollout — for staying ones, and handed to a pod that was itself
+ * stopping (a second transition, after the handoff's bound).
  */
-export const SAME_TEMPLATE_SETTLE_MS = 1_000;
+export function sameTemplateSettleMs(renewDeadlineMs: number): number {
+  return renewDeadlineMs / 2;
+}
 
 /** How many times the stop write re-reads after a conflict before giving up. */
 export const MAX_STOP_WRITE_ATTEMPTS = 3;
@@ -154,7 +160,7 @@ export class StopHandover {
    * transitions instead of one). Reads the record every {@link NEWER_TEMPLATE_POLL_MS}, for at
    * most renewDeadline, and returns as soon as a candidate of another, newer pod template is
    * preferred; or once a candidate of its own template still advertises itself
-   * {@link SAME_TEMPLATE_SETTLE_MS} after the stop began (a plain stop — a deleted pod, an
+   * {@link sameTemplateSettleMs} (half of renewDeadline) after the stop began (a plain stop — a deleted pod, an
    * eviction — whose peers stay: hand to one of them); while no other candidate advertises
    * itself at all (the old peers withdrew), it goes on waiting for the new pods. Returns at
    * once without a `podTemplateHash` of its own or without `releaseOnStop`/`handoffOnStop`,
@@ -166,6 +172,7 @@ export class StopHandover {
     if (!releaseOnStop || !handoffOnStop || own === undefined) return;
     const lock = this.host.lock;
     const startedMs = clock.nowMs();
+    const settleMs = sameTemplateSettleMs(renewDeadlineMs);
     const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
     try {
       let announced = false;
@@ -179,7 +186,7 @@ export class StopHandover {
           }
           return;
         }
-        if (best !== undefined && clock.nowMs() - startedMs >= SAME_TEMPLATE_SETTLE_MS) return;
+        if (best !== undefined && clock.nowMs() - startedMs >= settleMs) return;
         if (best === undefined && !announced) {
           logger.info(
             advertisementMessages.awaitingNewerTemplate(identity, lock, own, renewDeadlineMs),

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   InvalidLeaderElectionOptionError,
   LeaderElector,
+  LockConflictError,
   LeadershipTransferError,
   type LeaderElectorOptions,
 } from 'nest-leader';
@@ -148,6 +149,19 @@ describe('LeaderElector: candidates advertise themselves in the election record'
     await w.clock.advance(s(5));
     assert.equal(leader.elector.isLeader(), true, 'the leader renews on');
     await stopAll([leader.elector, newPod.elector]);
+  });
+
+  test('a stopping follower’s removal outlasts conflicts: a whole rollout writing the Lease at once does not leave it advertised', async () => {
+    const w = world();
+    const { leader, oldPeer, newPod } = await rollout(w);
+
+    // Eight conflicts in a row (others' writes landing first): more than the give-up limit for
+    // failures, which conflicts are not.
+    w.lock.failNext('update', new LockConflictError(w.lock.description, 'update'), 8);
+    await oldPeer.elector.stop();
+
+    assert.deepEqual(advertised(w), ['new-1', 'old-1']);
+    await stopAll([leader.elector, newPod.elector], w);
   });
 
   test('at most 32 advertisements are kept: the earliest-started are dropped', async () => {
@@ -327,13 +341,40 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     while (stoppedMs === undefined) await w.clock.advance(250);
     await stopping;
     const tookMs = stoppedMs - startedMs;
-    assert.ok(tookMs >= s(1) && tookMs < s(3), `took ${tookMs} ms`);
+    // Half of renewDeadline (10 s), leading on meanwhile.
+    assert.ok(tookMs >= s(5) && tookMs < s(6), `took ${tookMs} ms`);
     assert.deepEqual(w.lock.read()!.record.handoff, {
       to: 'old-2',
       leaseTransitions: 1,
       preferred: true,
     });
     await stopAll([oldPeer.elector], w);
+  });
+
+  test('a rollout whose old peer withdraws late (3 s after the leader’s stop, a loaded node): the leader still waits for the new pod and hands to it — one transition', async () => {
+    const w = world();
+    const { leader, oldPeer } = await oldTemplateOnly(w);
+    const transitionsBefore = w.lock.read()!.record.leaseTransitions;
+
+    const stopping = leader.elector.stop();
+    await w.clock.advance(s(3));
+    const peerStopping = oldPeer.elector.stop();
+    await w.clock.advance(s(1));
+    await peerStopping;
+    const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
+    newPod.elector.start();
+    await w.clock.advance(s(1));
+    await stopping;
+    await w.clock.advance(s(1.2));
+
+    assert.equal(newPod.elector.isLeader(), true, 'the new pod leads');
+    assert.equal(w.lock.read()!.record.leaseTransitions, transitionsBefore + 1);
+    assert.deepEqual(
+      newPod.log.events,
+      [`started ${transitionsBefore + 1}`],
+      'one term, at the next leaseTransitions',
+    );
+    await stopAll([newPod.elector], w);
   });
 
   const withoutHandoff: [string, Partial<LeaderElectorOptions>, string][] = [
