@@ -62,7 +62,7 @@ export class ElectionOrchestrator {
     });
   }
 
-  /** Shutdown began: refuse new `@LeaderOnly()` work of this election. */
+  /** The election stopped (shutdown): refuse new `@LeaderOnly()` work of this election for good. */
   close(): void {
     this.inFlight.close();
   }

@@ -8,9 +8,15 @@ import { ElectionDirectory } from './election.directory.js';
 
 /**
  * Starts every election of the application when it bootstraps (without blocking boot), and
- * stops them all in parallel when it shuts down: each refuses new `@LeaderOnly()` work, ends
- * its term, drains its own in-flight work (up to its `shutdownGraceMs`) and then releases its
- * own Lease.
+ * stops them all in parallel when it shuts down: each ends its term, drains its own in-flight
+ * work (up to its `shutdownGraceMs`), hands off or releases its own Lease, and then refuses
+ * new `@LeaderOnly()` work for good.
+ *
+ * The work is refused when the term ends, not when shutdown begins: a leader stopped by a
+ * rollout leads on — renewing, its `@LeaderOnly()` work running — while it waits for a new
+ * replica to hand to (`LeaderElector.stop`), and refusing the work then would leave the
+ * application without a leader doing the work for that wait, though its Lease and role label
+ * still name it. Once the term ended the gate refuses new work anyway (no live term).
  */
 @Injectable()
 export class ElectionsLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -27,9 +33,9 @@ export class ElectionsLifecycle implements OnApplicationBootstrap, BeforeApplica
 
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all(
-      this.directory.all().map((election) => {
+      this.directory.all().map(async (election) => {
+        await election.elector.stop();
         election.orchestrator.close();
-        return election.elector.stop();
       }),
     );
   }

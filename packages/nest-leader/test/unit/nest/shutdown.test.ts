@@ -116,6 +116,38 @@ test('LeaderModule passes podTemplateHash and priority to the elector: shutdown 
   assert.deepEqual(record.handoff, { to: 'pod-bbb', leaseTransitions: 1, preferred: true });
 });
 
+test('a leader stopped by a rollout leads on while it waits for the new replica: its leader-only work still runs until it hands off', async () => {
+  const { app, lock, clock } = await startReplica({
+    role: 'leader',
+    providers: [Reconciler],
+    leader: { podTemplateHash: 'aaa' },
+  });
+  const reconciler = app.get(Reconciler);
+  reconciler.lock = lock;
+  reconciler.release.resolve();
+
+  let closed = false;
+  const closing = app.close().then(() => (closed = true));
+  await clock.advance(2_000);
+  assert.equal(closed, false, 'waiting for a replica of a newer template');
+  assert.equal(await reconciler.reconcile(), 'reconciled', 'runs while it still leads');
+
+  const { record } = lock.read()!;
+  const startedAt = new Date(clock.wallNow().getTime() + 60_000);
+  lock.set({
+    ...record,
+    candidates: [
+      ...record.candidates!,
+      { identity: 'pod-bbb', podTemplateHash: 'bbb', priority: 0, startedAt },
+    ],
+  });
+  while (!closed) await clock.advance(250);
+  await closing;
+  assert.equal(lock.read()!.record.holderIdentity, 'pod-bbb');
+  assert.equal(await reconciler.reconcile(), undefined, 'skipped once the term ended');
+  assert.equal(reconciler.runs, 1);
+});
+
 test('with handoffOnShutdown: false shutdown releases the Lease to anyone', async () => {
   const { app, lock } = await leaderBesideNewerReplica({ handoffOnShutdown: false });
   await app.close();
