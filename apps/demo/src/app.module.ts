@@ -44,6 +44,7 @@ export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
     leaseDurationSeconds: config.leaseDurationSeconds,
     renewDeadlineSeconds: config.renewDeadlineSeconds,
     retryPeriodSeconds: config.retryPeriodSeconds,
+    newerTemplateWaitSeconds: config.newerTemplateWaitSeconds,
     // LEADER_LOCK=file with LEADER_LOCK_DIR: the file lock in that directory (the launcher gives
     // each run its own); otherwise the library's choice (`auto`: Lease if a cluster is
     // configured, else a file in the OS temp directory).

@@ -29,6 +29,11 @@ export interface DemoConfig {
   renewDeadlineSeconds?: number;
   /** `RETRY_PERIOD_SECONDS`; unset: the library's default (2). */
   retryPeriodSeconds?: number;
+  /**
+   * `NEWER_TEMPLATE_WAIT_SECONDS`: how long a stopping leader leads on waiting for a pod of a
+   * newer template to hand to; unset: the library's default (renewDeadline).
+   */
+  newerTemplateWaitSeconds?: number;
   /** `LEADER_LOCK`: `auto` (default), `kubernetes` or `file`. */
   lock: DemoLock;
   /** `LEADER_LOCK_DIR`: directory of the file lock (`lock` file or auto without a cluster). */
@@ -149,6 +154,7 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
     leaseDurationSeconds: seconds('LEASE_DURATION_SECONDS', true),
     renewDeadlineSeconds: seconds('RENEW_DEADLINE_SECONDS', false),
     retryPeriodSeconds: seconds('RETRY_PERIOD_SECONDS', false),
+    newerTemplateWaitSeconds: seconds('NEWER_TEMPLATE_WAIT_SECONDS', false),
     lock: lockValue as DemoLock,
     lockDir: read('LEADER_LOCK_DIR'),
     shutdownGraceMs: number('SHUTDOWN_GRACE_MS', { integer: true, min: 0 }),

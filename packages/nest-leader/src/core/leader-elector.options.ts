@@ -185,6 +185,15 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    */
   yieldToHigherPriority?: boolean;
   /**
+   * How long, in seconds, a stopping leader with a `podTemplateHash` (and `handoffOnStop`)
+   * leads on — renewing, its term and work running — while it waits for a candidate of a newer
+   * pod template to hand to (a rollout's new pods advertise themselves only once they have
+   * started). Leading on costs no time without a leader, only shutdown time, so set it to
+   * about how long your new pods take to start, and keep `terminationGracePeriodSeconds`
+   * above it plus the drain. A positive finite number. Default `renewDeadlineSeconds`.
+   */
+  newerTemplateWaitSeconds?: number;
+  /**
    * Take part in Kubernetes' coordinated leader election (KEP-4355) through this candidacy
    * (`LeaseCandidateRegistration`, whose `identity` must be this elector's): the API server's
    * election controller picks the holder and this candidate only follows the Lease, as
@@ -406,6 +415,7 @@ export const LEADER_ELECTOR_OPTION_KINDS = Object.freeze({
   priority: 'setting',
   handoffOnStop: 'setting',
   yieldToHigherPriority: 'setting',
+  newerTemplateWaitSeconds: 'setting',
   coordinated: 'wiring',
 } as const satisfies Record<keyof LeaderElectorOptions, 'setting' | 'wiring'>);
 
@@ -459,6 +469,8 @@ export interface ResolvedLeaderElectorOptions {
   advertisement: AdvertisedCandidate | undefined;
   handoffOnStop: boolean;
   yieldToHigherPriority: boolean;
+  /** `newerTemplateWaitSeconds` in ms (default renewDeadline). */
+  newerTemplateWaitMs: number;
   /** `undefined`: an ordinary (not coordinated) candidate. */
   coordinated: Candidacy | undefined;
   /** Default `SystemClock`. */
@@ -518,6 +530,18 @@ export function resolveLeaderElectorOptions(
   if (yieldToHigherPriority && lock.storesCandidates !== true) {
     logger.warn(electionMessages.yieldWithoutAdvertisements(lock.description));
   }
+  const newerTemplateWaitSeconds = options.newerTemplateWaitSeconds ?? timings.renewDeadlineSeconds;
+  if (
+    typeof newerTemplateWaitSeconds !== 'number' ||
+    !Number.isFinite(newerTemplateWaitSeconds) ||
+    newerTemplateWaitSeconds <= 0
+  ) {
+    throw new InvalidLeaderElectionOptionError(
+      'newerTemplateWaitSeconds',
+      electionOptionRules.positiveSeconds,
+      newerTemplateWaitSeconds,
+    );
+  }
   const clock = options.clock ?? new SystemClock();
   const podTemplateHash = validatePodTemplateHash(
     options.podTemplateHash ?? (process.env.POD_TEMPLATE_HASH || undefined),
@@ -558,6 +582,7 @@ export function resolveLeaderElectorOptions(
     advertisement,
     handoffOnStop,
     yieldToHigherPriority,
+    newerTemplateWaitMs: newerTemplateWaitSeconds * 1000,
     coordinated,
     clock,
     logger,

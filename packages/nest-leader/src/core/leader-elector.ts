@@ -210,8 +210,8 @@ export class LeaderElector {
 
   /**
    * Stops campaigning. A leader with a `podTemplateHash` and `handoffOnStop` first leads on —
-   * renewing, its term running — for at most renewDeadline while others advertise themselves but
-   * none of a newer pod template (a rollout's new pods may still be starting; see
+   * renewing, its term running — for at most `newerTemplateWaitSeconds` (default renewDeadline) while others advertise
+   * themselves but none of a newer pod template (a rollout's new pods may still be starting; see
    * `StopHandover.awaitNewerTemplate`). Then it ends the term, if any, and awaits
    * `onStoppedLeading` while the Lease is still renewed (nobody takes over under draining work);
    * then, with `releaseOnStop`, if the Lease still names us, hands it to the preferred candidate

@@ -136,6 +136,7 @@ export type StopHandoverConfig = Pick<
   | 'renewDeadlineMs'
   | 'releaseOnStop'
   | 'handoffOnStop'
+  | 'newerTemplateWaitMs'
 >;
 
 /**
@@ -158,7 +159,7 @@ export class StopHandover {
    * (the demo's `maxUnavailable: 100%`) stops every old pod at once while the new ones are
    * still starting, so handing off at once would pick an old pod that is itself stopping (two
    * transitions instead of one). Reads the record every {@link NEWER_TEMPLATE_POLL_MS}, for at
-   * most renewDeadline, and returns as soon as a candidate of another, newer pod template is
+   * most `newerTemplateWaitSeconds` (default renewDeadline), and returns as soon as a candidate of another, newer pod template is
    * preferred; or once a candidate of its own template still advertises itself
    * {@link sameTemplateSettleMs} (half of renewDeadline) after the stop began (a plain stop — a deleted pod, an
    * eviction — whose peers stay: hand to one of them); while no other candidate advertises
@@ -167,13 +168,14 @@ export class StopHandover {
    * and when `leading()` turns false. Read errors end the wait.
    */
   async awaitNewerTemplate(leading: () => boolean): Promise<void> {
-    const { identity, clock, logger, renewDeadlineMs, releaseOnStop, handoffOnStop } = this.config;
+    const { identity, clock, logger, releaseOnStop, handoffOnStop } = this.config;
+    const { renewDeadlineMs, newerTemplateWaitMs: waitMs } = this.config;
     const own = this.advertisement?.entry.podTemplateHash;
     if (!releaseOnStop || !handoffOnStop || own === undefined) return;
     const lock = this.host.lock;
     const startedMs = clock.nowMs();
     const settleMs = sameTemplateSettleMs(renewDeadlineMs);
-    const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
+    const { signal, dispose } = timeoutSignal(clock, waitMs);
     try {
       let announced = false;
       while (leading() && !signal.aborted) {
@@ -188,15 +190,12 @@ export class StopHandover {
         }
         if (best !== undefined && clock.nowMs() - startedMs >= settleMs) return;
         if (best === undefined && !announced) {
-          logger.info(
-            advertisementMessages.awaitingNewerTemplate(identity, lock, own, renewDeadlineMs),
-          );
+          logger.info(advertisementMessages.awaitingNewerTemplate(identity, lock, own, waitMs));
           announced = true;
         }
         await clock.sleep(NEWER_TEMPLATE_POLL_MS, signal);
       }
-      if (announced)
-        logger.info(advertisementMessages.noNewerTemplate(identity, lock, renewDeadlineMs));
+      if (announced) logger.info(advertisementMessages.noNewerTemplate(identity, lock, waitMs));
     } catch {
       // A failed read ends the wait: the stop write that follows reads again and reports.
     } finally {

@@ -377,6 +377,29 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     await stopAll([newPod.elector], w);
   });
 
+  test('newerTemplateWaitSeconds: the stopping leader leads on that long, past renewDeadline, and hands to a new pod that advertises itself after 15 s', async () => {
+    const w = world();
+    const leader = candidate('old-1', w, { podTemplateHash: 'aaa', newerTemplateWaitSeconds: 20 });
+    leader.elector.start();
+    await w.clock.advance(s(1));
+
+    let stopped = false;
+    const stopping = leader.elector.stop().then(() => (stopped = true));
+    await w.clock.advance(s(15));
+    assert.equal(stopped, false, 'still waiting after renewDeadline (10 s)');
+    assert.equal(leader.elector.isLeader(), true, 'leading on');
+    const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
+    newPod.elector.start();
+    await w.clock.advance(s(1));
+    await stopping;
+    await w.clock.advance(s(1.2));
+
+    assert.equal(newPod.elector.isLeader(), true);
+    assert.deepEqual(newPod.log.events, ['started 1'], 'one transition');
+    assert.match(leader.logger.messages().join('\n'), /leading on for at most 20s/);
+    await stopAll([newPod.elector], w);
+  });
+
   const withoutHandoff: [string, Partial<LeaderElectorOptions>, string][] = [
     ['handoffOnStop: false releases to anyone, as before', { handoffOnStop: false }, ''],
     [
@@ -464,6 +487,22 @@ describe('LeaderElector: preference options', () => {
           error instanceof InvalidLeaderElectionOptionError &&
           error.option === 'podTemplateHash' &&
           /must be a label value/.test(error.message),
+      );
+    }
+  });
+
+  test('newerTemplateWaitSeconds must be a positive finite number of seconds', () => {
+    for (const newerTemplateWaitSeconds of [0, -1, Number.POSITIVE_INFINITY, Number.NaN, '20']) {
+      assert.throws(
+        () =>
+          new LeaderElector({
+            ...lockAndIdentity(),
+            newerTemplateWaitSeconds,
+          } as LeaderElectorOptions),
+        (error: unknown) =>
+          error instanceof InvalidLeaderElectionOptionError &&
+          error.option === 'newerTemplateWaitSeconds' &&
+          /positive finite number of seconds/.test(error.message),
       );
     }
   });
