@@ -31,8 +31,16 @@ const ns = 'nest-leader-demo';
 const selector = 'app.kubernetes.io/name=nest-leader-demo';
 const leaseDurationMs = 15_000;
 const retryPeriodMs = 2_000;
+const renewDeadlineMs = 10_000;
 /** A released Lease is taken within a retry (watching followers act at once) plus slack. */
 const gracefulBoundMs = 1.2 * retryPeriodMs + 3_000;
+/**
+ * A leader stopped while peers of its pod template stay (a deleted pod, an eviction) leads on
+ * for half renewDeadline (`sameTemplateSettleMs`: slow withdrawals in a rollout are not taken
+ * for staying peers) before it hands to one: time with a leader, counted here only because the
+ * handover is timed from the delete.
+ */
+const plainStopBoundMs = renewDeadlineMs / 2 + gracefulBoundMs;
 /** A crashed leader's Lease is taken once it expired, after at most a jittered retry. */
 const crashBoundMs = leaseDurationMs + 2.2 * retryPeriodMs + 3_000;
 const resultsDir = join(repoRoot, 'test/dist/cluster-results');
@@ -240,9 +248,9 @@ describe(
         from: before.name,
         to: leader,
         handoverMs: ms,
-        boundMs: gracefulBoundMs,
+        boundMs: plainStopBoundMs,
       });
-      assert.ok(ms <= gracefulBoundMs, `handover took ${ms} ms (bound ${gracefulBoundMs} ms)`);
+      assert.ok(ms <= plainStopBoundMs, `handover took ${ms} ms (bound ${plainStopBoundMs} ms)`);
       await assertRoutedToLeader(30_000);
       assertNoOverlappingWork();
     });
@@ -296,7 +304,7 @@ describe(
       const t0 = performance.now();
       const { ms } = await waitForNewLeader(leader.name, t0, 60_000);
       record('evict-leader', { from: leader.name, handoverMs: ms });
-      assert.ok(ms <= gracefulBoundMs, `handover after eviction took ${ms} ms`);
+      assert.ok(ms <= plainStopBoundMs, `handover after eviction took ${ms} ms`);
       await assertRoutedToLeader(60_000);
       assertNoOverlappingWork();
     });
