@@ -160,8 +160,8 @@ export class StopHandover {
    * still starting, so handing off at once would pick an old pod that is itself stopping (two
    * transitions instead of one). Reads the record every {@link NEWER_TEMPLATE_POLL_MS}, for at
    * most `newerTemplateWaitSeconds` (default renewDeadline), and returns as soon as a candidate of another, newer pod template is
-   * preferred; or once a candidate of its own template still advertises itself
-   * {@link sameTemplateSettleMs} (half of renewDeadline) after the stop began (a plain stop — a deleted pod, an
+   * preferred; or once a candidate of its own template that was advertised when the stop
+   * began still advertises itself {@link sameTemplateSettleMs} (half of renewDeadline) later (a plain stop — a deleted pod, an
    * eviction — whose peers stay: hand to one of them); while no other candidate advertises
    * itself at all (the old peers withdrew), it goes on waiting for the new pods. Returns at
    * once without a `podTemplateHash` of its own or without `releaseOnStop`/`handoffOnStop`,
@@ -178,17 +178,26 @@ export class StopHandover {
     const { signal, dispose } = timeoutSignal(clock, waitMs);
     try {
       let announced = false;
+      // Peers advertised when the stop began: only one of them still there after the settle
+      // makes it a plain stop. A peer of our template that advertises itself later is a pod
+      // still starting — in a rollout, one the rollout is replacing as well.
+      let peersAtStop: Set<string> | undefined;
       while (leading() && !signal.aborted) {
         const current = await this.host.get(signal);
         if (current) this.host.observe(current);
-        const best = preferredCandidate(current?.record.candidates, identity);
+        const candidates = current?.record.candidates;
+        peersAtStop ??= new Set(
+          (candidates ?? []).map((c) => c.identity).filter((id) => id !== identity),
+        );
+        const best = preferredCandidate(candidates, identity);
         if (best?.podTemplateHash !== undefined && best.podTemplateHash !== own) {
           if (announced) {
             logger.info(advertisementMessages.newerTemplateSeen(identity, lock, best.identity));
           }
           return;
         }
-        if (best !== undefined && clock.nowMs() - startedMs >= settleMs) return;
+        const peerStays = candidates?.some((c) => peersAtStop!.has(c.identity)) ?? false;
+        if (peerStays && clock.nowMs() - startedMs >= settleMs) return;
         if (best === undefined && !announced) {
           logger.info(advertisementMessages.awaitingNewerTemplate(identity, lock, own, waitMs));
           announced = true;

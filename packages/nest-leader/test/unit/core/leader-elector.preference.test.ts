@@ -400,6 +400,30 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     await stopAll([newPod.elector], w);
   });
 
+  test('a peer of its own template that advertises itself only after the stop began (a pod still starting, replaced by the same rollout) does not end the wait: the leader hands to the new template', async () => {
+    const w = world();
+    const leader = candidate('old-1', w, { podTemplateHash: 'aaa', newerTemplateWaitSeconds: 20 });
+    leader.elector.start();
+    await w.clock.advance(s(1));
+
+    const stopping = leader.elector.stop();
+    await w.clock.advance(s(1));
+    const lateOld = candidate('old-late', w, { podTemplateHash: 'aaa' });
+    lateOld.elector.start();
+    await w.clock.advance(s(8));
+    assert.equal(leader.elector.isLeader(), true, 'still leading on past the settle time');
+    const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
+    newPod.elector.start();
+    await w.clock.advance(s(1));
+    await stopping;
+    await w.clock.advance(s(1.2));
+
+    assert.equal(newPod.elector.isLeader(), true);
+    assert.equal(lateOld.elector.isLeader(), false);
+    assert.deepEqual(newPod.log.events, ['started 1']);
+    await stopAll([newPod.elector, lateOld.elector], w);
+  });
+
   const withoutHandoff: [string, Partial<LeaderElectorOptions>, string][] = [
     ['handoffOnStop: false releases to anyone, as before', { handoffOnStop: false }, ''],
     [
