@@ -15,6 +15,8 @@
  * and leaderless time (released, held by a pod that is gone, or by a terminating pod whose role
  * label no longer says leader — its drain and handoff; a stopping leader that leads on while it
  * waits for the new pods is not leaderless). Switching variants is itself a rollout, not counted.
+ * A sample takes two kubectl calls (a few hundred ms under load), so stretches shorter than a
+ * sample count as 0 or as about one sample: the figure is coarse below ~1 s (bench/README.md).
  */
 import { join } from 'node:path';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
