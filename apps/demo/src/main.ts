@@ -1,58 +1,17 @@
 /**
- * The demo replica: `node dist/main.js`. Configured from the environment (demo.config.ts);
- * stdout carries the demo's JSON events, stderr Nest's JSON logs.
+ * The demo replica's entry: `node dist/main.js` (replica.ts is the replica).
+ *
+ * Node as a container's PID 1 ignores SIGTERM it has no handler for, and loading the app takes
+ * a second or more: a pod told to stop while it boots (a rollout that moves on) would go on to
+ * campaign — and could be handed the Lease — until SIGKILL at the end of its grace period. So
+ * this entry handles SIGTERM and SIGINT before anything else is loaded, by exiting at once
+ * (nothing has started), until Nest's shutdown hooks take over.
  */
-import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
-import { NestFactory } from '@nestjs/core';
-import { InvalidLeaderElectionOptionError } from 'nest-leader';
-import { AppModule } from './app.module.js';
-import { type DemoConfig, DemoConfigError, loadDemoConfig } from './demo.config.js';
-import { EventLog } from './event-log.service.js';
-import { StderrJsonLogger } from './json-logger.js';
-import { ShutdownEventsListener } from './shutdown-events.listener.js';
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+const exitWhileBooting = (signal: NodeJS.Signals) => process.exit(signal === 'SIGINT' ? 130 : 143);
+for (const signal of SIGNALS) process.once(signal, exitWhileBooting);
 
-async function bootstrap(config: DemoConfig): Promise<void> {
-  const app = await NestFactory.create(AppModule.forRoot(config), {
-    logger: new StderrJsonLogger(),
-    // Let bootstrap errors reach the handler below (a clear message, exit 78 for bad options)
-    // instead of Nest exiting with 1 on its own.
-    abortOnError: false,
-    // Close keep-alive connections on shutdown: a client polling every second (the chaos
-    // harness's probes, a load balancer) would otherwise hold server.close() — and the exit —
-    // open forever, after the Lease was released and leader-only work drained.
-    forceCloseConnections: true,
-  });
-  // SIGTERM (Kubernetes) and SIGINT (Ctrl-C) run Nest's shutdown hooks: the library drains
-  // in-flight @LeaderOnly work and releases the Lease before the process exits. Exit status 0
-  // then means "shut down completely"; dying by the signal itself (143/130) means it did not.
-  app.get(ShutdownEventsListener).watchSignals();
-  app.enableShutdownHooks([...ShutdownEventsListener.signals], { useProcessExit: true });
-  await app.listen(config.port);
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  app.get(EventLog).started(port);
-}
-
-let config: DemoConfig;
-try {
-  config = loadDemoConfig();
-} catch (error) {
-  if (!(error instanceof DemoConfigError)) throw error;
-  process.stderr.write(`nest-leader demo: ${error.message}\n`);
-  process.exit(78); // EX_CONFIG
-}
-bootstrap(config).catch((error: unknown) => {
-  if (error instanceof InvalidLeaderElectionOptionError) {
-    // A timing or option the library rejects (e.g. RENEW_DEADLINE_SECONDS ≥ LEASE_DURATION_SECONDS).
-    process.stderr.write(`nest-leader demo: invalid configuration: ${error.message}\n`);
-    process.exit(78);
-  }
-  if ((error as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
-    process.stderr.write(`nest-leader demo: port ${config.port} is already in use (PORT)\n`);
-    process.exit(1);
-  }
-  process.stderr.write(
-    `nest-leader demo: failed to start: ${(error as Error)?.stack ?? String(error)}\n`,
-  );
-  process.exit(1);
+const { startReplica } = await import('./replica.js');
+startReplica(() => {
+  for (const signal of SIGNALS) process.off(signal, exitWhileBooting);
 });
