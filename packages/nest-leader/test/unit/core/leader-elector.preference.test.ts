@@ -54,6 +54,19 @@ function advertised(w: World): string[] {
   return (w.lock.read()!.record.candidates ?? []).map((c) => c.identity).sort();
 }
 
+/**
+ * A pod of the new template (`new-1`, `bbb`) starts while the leader is stopping; resolves once
+ * the stop is done and the new pod had a retry period to take what was handed to it.
+ */
+async function newPodArrives(w: World, stopping: Promise<unknown>) {
+  const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
+  newPod.elector.start();
+  await w.clock.advance(s(1));
+  await stopping;
+  await w.clock.advance(s(1.2));
+  return newPod;
+}
+
 /** Stops them all, the clock running (a stopping leader may wait for a newer template). */
 async function stopAll(electors: LeaderElector[], w?: World): Promise<void> {
   let stopped = false;
@@ -361,11 +374,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     const peerStopping = oldPeer.elector.stop();
     await w.clock.advance(s(1));
     await peerStopping;
-    const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
-    newPod.elector.start();
-    await w.clock.advance(s(1));
-    await stopping;
-    await w.clock.advance(s(1.2));
+    const newPod = await newPodArrives(w, stopping);
 
     assert.equal(newPod.elector.isLeader(), true, 'the new pod leads');
     assert.equal(w.lock.read()!.record.leaseTransitions, transitionsBefore + 1);
@@ -388,11 +397,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     await w.clock.advance(s(15));
     assert.equal(stopped, false, 'still waiting after renewDeadline (10 s)');
     assert.equal(leader.elector.isLeader(), true, 'leading on');
-    const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
-    newPod.elector.start();
-    await w.clock.advance(s(1));
-    await stopping;
-    await w.clock.advance(s(1.2));
+    const newPod = await newPodArrives(w, stopping);
 
     assert.equal(newPod.elector.isLeader(), true);
     assert.deepEqual(newPod.log.events, ['started 1'], 'one transition');
@@ -412,11 +417,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     lateOld.elector.start();
     await w.clock.advance(s(8));
     assert.equal(leader.elector.isLeader(), true, 'still leading on past the settle time');
-    const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
-    newPod.elector.start();
-    await w.clock.advance(s(1));
-    await stopping;
-    await w.clock.advance(s(1.2));
+    const newPod = await newPodArrives(w, stopping);
 
     assert.equal(newPod.elector.isLeader(), true);
     assert.equal(lateOld.elector.isLeader(), false);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Injectable } from '@nestjs/common';
 import { currentTerm, type LeaderTerm, LeaderOnly } from 'nest-leader';
-import type { MemoryLock } from 'nest-leader/testing';
+import type { ManualClock, MemoryLock } from 'nest-leader/testing';
 import { deferred, SELF, startReplica } from './support.js';
 
 @Injectable()
@@ -85,8 +85,13 @@ async function leaderBesideNewerReplica(leader: Record<string, unknown>) {
     role: 'leader',
     leader: { podTemplateHash: 'aaa', priority: 1, ...leader },
   });
-  const { lock, clock } = replica;
-  await clock.settle();
+  await replica.clock.settle();
+  advertiseNewerReplica(replica.lock, replica.clock);
+  return replica;
+}
+
+/** `pod-bbb`, of the newer template `bbb`, advertises itself in the record (started 60 s on). */
+function advertiseNewerReplica(lock: MemoryLock, clock: ManualClock): void {
   const { record } = lock.read()!;
   const startedAt = new Date(clock.wallNow().getTime() + 60_000);
   lock.set({
@@ -96,7 +101,6 @@ async function leaderBesideNewerReplica(leader: Record<string, unknown>) {
       { identity: 'pod-bbb', podTemplateHash: 'bbb', priority: 0, startedAt },
     ],
   });
-  return replica;
 }
 
 test('LeaderModule passes podTemplateHash and priority to the elector: shutdown hands the Lease to the newer replica', async () => {
@@ -132,15 +136,7 @@ test('a leader stopped by a rollout leads on while it waits for the new replica:
   assert.equal(closed, false, 'waiting for a replica of a newer template');
   assert.equal(await reconciler.reconcile(), 'reconciled', 'runs while it still leads');
 
-  const { record } = lock.read()!;
-  const startedAt = new Date(clock.wallNow().getTime() + 60_000);
-  lock.set({
-    ...record,
-    candidates: [
-      ...record.candidates!,
-      { identity: 'pod-bbb', podTemplateHash: 'bbb', priority: 0, startedAt },
-    ],
-  });
+  advertiseNewerReplica(lock, clock);
   while (!closed) await clock.advance(250);
   await closing;
   assert.equal(lock.read()!.record.holderIdentity, 'pod-bbb');
