@@ -262,7 +262,8 @@ export class LeaderElector {
    * @param options - see {@link TransferLeadershipOptions}
    * @returns resolves once the handoff is written (not when the target has taken it)
    * @throws InvalidLeaderElectionOptionError (synchronously) if `to` is empty or this
-   *   candidate, or `leaseDurationSeconds` is not a whole number ≥ 1.
+   *   candidate, or `leaseDurationSeconds` is not a whole number ≥ 1 or exceeds this
+   *   elector's leaseDuration.
    * @throws LeadershipTransferError `not-leader` (synchronously) without a live term or with a
    *   transfer under way; `no-candidate` (rejected, before the term ends; it goes on) without
    *   `to` when no other candidate advertises itself or the record cannot be read;

@@ -19,3 +19,11 @@ export const handoffMessages = {
   accepting: (identity: string, lock: string, leaseTransitions: number) =>
     `${lock} was handed to this candidate "${identity}" (term ${leaseTransitions}); taking it now.`,
 };
+
+/** Rules of `transferLeadership`'s options, completing "leaseDurationSeconds … ". */
+export const handoffRules = {
+  wholeSeconds: 'must be a whole number of seconds, at least 1',
+  atMostLeaseDuration: (leaseDurationSeconds: number) =>
+    `must be at most the election's leaseDurationSeconds (${leaseDurationSeconds}): a handoff ` +
+    'reserves the Lease for its target no longer than a crashed leader would hold it',
+} as const;

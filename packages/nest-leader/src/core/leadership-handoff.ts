@@ -38,6 +38,7 @@ import {
 } from '../errors.js';
 import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
 import type { LeadershipChangeReason } from './election-observer.js';
+import { handoffRules } from './leadership-handoff.messages.js';
 
 /** Options of `LeaderElector.transferLeadership`. */
 export interface TransferLeadershipOptions {
@@ -45,8 +46,10 @@ export interface TransferLeadershipOptions {
    * How long, in whole seconds, the Lease is reserved for the target: written as the handoff
    * record's `leaseDurationSeconds`, so every other candidate waits that long after seeing the
    * handoff before it may take the Lease (the target may take it at once, and until then).
-   * Default: this elector's leaseDuration. Keep it longer than the target needs to notice
-   * (with polling, its retryPeriod × 1.2 plus a request's latency).
+   * Default and maximum: this elector's leaseDuration (a longer reservation would let a dead
+   * or unknown target keep the Lease leaderless longer than a crashed leader could). Keep it
+   * longer than the target needs to notice (with polling, its retryPeriod × 1.2 plus a
+   * request's latency).
    */
   leaseDurationSeconds?: number;
 }
@@ -55,20 +58,32 @@ export interface TransferLeadershipOptions {
 export const MAX_HANDOFF_ATTEMPTS = 3;
 
 /**
- * The `leaseDurationSeconds` of a handoff record from the options.
- * @param leaseDurationMs - the elector's leaseDuration, ms: the default
- * @throws InvalidLeaderElectionOptionError if `leaseDurationSeconds` is not a whole number ≥ 1.
+ * The `leaseDurationSeconds` of a handoff record from the options: the bound, capped at the
+ * election's own leaseDuration so that no caller (an HTTP request to the sidecar, a bug) can
+ * reserve the Lease for a target — possibly one that never takes it — longer than a crashed
+ * leader would keep it.
+ * @param leaseDurationMs - the elector's leaseDuration, ms: the default and the cap
+ * @throws InvalidLeaderElectionOptionError naming `leaseDurationSeconds` if it is not a whole
+ *   number ≥ 1, or exceeds the elector's leaseDuration (whole seconds).
  */
 export function handoffLeaseDurationSeconds(
   options: TransferLeadershipOptions,
   leaseDurationMs: number,
 ): number {
   const value = options.leaseDurationSeconds;
-  if (value === undefined) return Math.ceil(leaseDurationMs / 1000);
+  const maxSeconds = Math.ceil(leaseDurationMs / 1000);
+  if (value === undefined) return maxSeconds;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw new InvalidLeaderElectionOptionError(
       'leaseDurationSeconds',
-      'must be a whole number of seconds, at least 1',
+      handoffRules.wholeSeconds,
+      value,
+    );
+  }
+  if (value > maxSeconds) {
+    throw new InvalidLeaderElectionOptionError(
+      'leaseDurationSeconds',
+      handoffRules.atMostLeaseDuration(maxSeconds),
       value,
     );
   }

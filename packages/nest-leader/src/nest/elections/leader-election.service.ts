@@ -148,13 +148,15 @@ export class LeaderElectionService {
    * running — read from the Lease with one request.
    * @param to - the identity (e.g. pod name) of the replica to hand leadership to; omit it to
    *   hand to the preferred one
-   * @param options.leaseDurationSeconds - how long the Lease is reserved for `to`, whole seconds
+   * @param options.leaseDurationSeconds - how long the Lease is reserved for `to`, whole
+   *   seconds, at most the election's leaseDurationSeconds (its default)
    * @returns resolves once the handoff is written (not when `to` has taken it)
    * @throws LeadershipTransferError `not-leader` (synchronously) when this replica does not
    *   lead; `no-candidate` (rejected, the term going on) without `to` when no other replica
    *   advertises itself; `lease-lost` or `write-failed` (rejected) after the term ended.
    * @throws InvalidLeaderElectionOptionError (synchronously) for an empty `to`, this replica's
-   *   own identity, or a `leaseDurationSeconds` that is not a whole number ≥ 1.
+   *   own identity, or a `leaseDurationSeconds` that is not a whole number ≥ 1 or exceeds the
+   *   election's leaseDurationSeconds.
    * @throws LeaderElectionError if the election's elector is a custom one without
    *   `transferLeadership` (see `ManagedElector`).
    */

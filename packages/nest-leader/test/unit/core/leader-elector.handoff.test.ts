@@ -271,6 +271,30 @@ describe('LeaderElector: transferring leadership to a chosen candidate', () => {
     await a.elector.stop();
   });
 
+  test("caps the bound at the election's leaseDuration: 2147483647 s to a ghost is refused, the term goes on", async () => {
+    const w = world();
+    const { a } = await election(w, []);
+    const record = w.lock.read()!.record;
+
+    for (const leaseDurationSeconds of [record.leaseDurationSeconds + 1, 2147483647]) {
+      assert.throws(
+        () => a.elector.transferLeadership('ghost', { leaseDurationSeconds }),
+        (error: unknown) =>
+          error instanceof InvalidLeaderElectionOptionError &&
+          error.option === 'leaseDurationSeconds' &&
+          error.message.includes(
+            `at most the election's leaseDurationSeconds (${record.leaseDurationSeconds})`,
+          ),
+      );
+    }
+    assert.equal(a.elector.isLeader(), true);
+    assert.equal(w.lock.read()!.record.holderIdentity, 'a', 'nothing was written');
+
+    await transfer(w, a.elector, 'b', { leaseDurationSeconds: record.leaseDurationSeconds });
+    assert.equal(w.lock.read()!.record.leaseDurationSeconds, record.leaseDurationSeconds);
+    await a.elector.stop();
+  });
+
   test('when the Lease was taken during the drain, nothing is handed over: lease-lost', async () => {
     const w = world();
     let finishDrain!: () => void;
