@@ -11,6 +11,7 @@ import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/clust
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { readStoredRecord } from '../support/lock-history.js';
 import { SidecarProcess } from '../support/sidecar-process.js';
+import { rawGet, rawHttp } from '../support/raw-http.js';
 import { eventually } from '../support/eventually.js';
 import { loadAllYaml, type V1Deployment, type V1Role } from '@kubernetes/client-node';
 import { applyManifests } from '@nest-leader/demo/launcher/demo-manifests';
@@ -33,7 +34,7 @@ describe('nest-leader-elector sidecar on the real kube-apiserver', () => {
   const start = (id: string, identity: string, leaderFile?: string) => {
     const sidecar = new SidecarProcess(
       id,
-      [...common, '--ttl', `${TTL_SECONDS}s`],
+      [...common, '--ttl', `${TTL_SECONDS}s`, '--transfer-http', '127.0.0.1:0'],
       cluster.identities[identity]!.kubeconfigPath,
       leaderFile,
     );
@@ -77,7 +78,17 @@ describe('nest-leader-elector sidecar on the real kube-apiserver', () => {
     const content = JSON.parse(readFileSync(expected.leaderFile, 'utf8')) as {
       name: string;
       leaseTransitions: number;
+      expiresAt: string;
+      expiresAtUnixSeconds: number;
     };
+    // Valid for leaseDuration − renewDeadline (ttl/2) from its last rewrite, which is at most
+    // a retry period old: never beyond that, never already past on a live leader.
+    const validForMs = Date.parse(content.expiresAt) - Date.now();
+    assert.ok(
+      validForMs > 0 && validForMs <= (TTL_SECONDS / 2) * 1000,
+      `expires in ${validForMs} ms`,
+    );
+    assert.equal(content.expiresAtUnixSeconds, Math.floor(Date.parse(content.expiresAt) / 1000));
     const stored = await readStoredRecord(admin, 'lease', election, cluster.namespace);
     assert.equal(content.name, expected.id);
     assert.equal(stored?.holderIdentity, expected.id);
@@ -145,20 +156,78 @@ describe('nest-leader-elector sidecar on the real kube-apiserver', () => {
     assert.ok(ms < TTL_SECONDS * 1000, `released, not expired: ${Math.round(ms)} ms`);
   });
 
-  test('POST /transfer?to=<id>: the named sidecar leads at once; 409 on a follower, 400 for a bad target, 405 for GET', async () => {
+  test('hostile requests to the leader (GET //, GET http://[, a 100 KB header, a slow client) answer 4xx; it keeps serving and holding the Lease', async () => {
+    const address = await leader.address();
+    const before = await readStoredRecord(admin, 'lease', election, cluster.namespace);
+    // A client that never finishes its headers: cut off by the headers timeout (5 s).
+    const slowStartedMs = performance.now();
+    const slow = rawHttp(address, 'GET / HTTP/1.1\r\nHost: sidecar\r\nX-Slow: ');
+    for (const target of ['//', 'http://[']) {
+      const answer = await rawHttp(address, rawGet(target)).answer;
+      assert.ok(answer.status! >= 400 && answer.status! < 500, `${target}: ${answer.text}`);
+    }
+    const huge = await rawHttp(address, rawGet('/', `X-Big: ${'a'.repeat(100 * 1024)}\r\n`)).answer;
+    assert.equal(huge.status, 431);
+    assert.equal((await leader.get('/ready'))?.status, 200, 'answers while the slow client waits');
+    const cut = await slow.answer;
+    const slowMs = performance.now() - slowStartedMs;
+    assert.equal(cut.status, 408, cut.text);
+    assert.ok(slowMs < 10_000, `the slow client was cut off after ${Math.round(slowMs)} ms`);
+    process.stdout.write(`# sidecar slow client cut off (408) after ${Math.round(slowMs)} ms\n`);
+    assert.equal(leader.child.exitCode, null, 'the sidecar process is alive');
+    assert.equal((await leader.get('/ready'))?.status, 200);
+    const after = await readStoredRecord(admin, 'lease', election, cluster.namespace);
+    assert.equal(after?.holderIdentity, leader.id, 'still the holder');
+    assert.equal(after?.transitions, before?.transitions, 'the same term');
+    await assertOnlyLeaderReady(leader);
+  });
+
+  test('POST /transfer is privileged: not on --http, loopback only, refused for a ghost or a bound above the ttl; to a live candidate the named sidecar leads at once', async () => {
     const old = leader;
     const target = live().find((s) => s !== old)!;
-    assert.equal((await old.request(`/transfer?to=${target.id}`, 'GET'))?.status, 405);
-    const onFollower = await target.request(`/transfer?to=${old.id}`, 'POST');
+    const transferAddress = (await old.transferAddress())!;
+    assert.match(transferAddress, /^127\.0\.0\.1:\d+$/);
+    // Bound by address: another loopback address (standing in for the pod IP) reaches nothing.
+    const elsewhere = await fetch(
+      `http://${transferAddress.replace('127.0.0.1', '127.0.0.2')}/transfer`,
+      {
+        method: 'POST',
+      },
+    ).then(
+      () => 'answered',
+      (error: { cause?: { code?: string } }) => error.cause?.code,
+    );
+    assert.equal(elsewhere, 'ECONNREFUSED');
+    const onStatusPort = await old.request(`/transfer?to=${target.id}`, 'POST');
+    assert.equal(onStatusPort?.status, 404, JSON.stringify(onStatusPort?.body));
+    const get = await fetch(`http://${transferAddress}/transfer`);
+    assert.equal(get.status, 405);
+    const onFollower = await target.transfer({ to: old.id });
     assert.equal(onFollower?.status, 409, JSON.stringify(onFollower?.body));
-    assert.match(String(onFollower?.body.error), /not/);
-    for (const bad of ['', `?to=${old.id}`, `?to=${target.id}&leaseDurationSeconds=1.5`]) {
-      const refused = await old.request(`/transfer${bad}`, 'POST');
-      assert.equal(refused?.status, 400, `${bad}: ${JSON.stringify(refused?.body)}`);
+    assert.match(String(onFollower?.body.error), /not leading/);
+    const ghost = await old.transfer({ to: 'ghost', leaseDurationSeconds: 2147483647 });
+    assert.equal(ghost?.status, 409, JSON.stringify(ghost?.body));
+    assert.match(String(ghost?.body.error), /"ghost" does not advertise itself/);
+    for (const bad of [
+      {},
+      { to: old.id },
+      { to: target.id, leaseDurationSeconds: 1.5 },
+      { to: target.id, leaseDurationSeconds: TTL_SECONDS + 1 },
+      { to: 'pod\nforged' },
+    ]) {
+      const refused = await old.transfer(bad);
+      assert.equal(
+        refused?.status,
+        400,
+        `${JSON.stringify(bad)}: ${JSON.stringify(refused?.body)}`,
+      );
     }
+    const fromPage = await old.transfer({ to: target.id }, { origin: 'http://evil.example' });
+    assert.equal(fromPage?.status, 403);
     const before = await readStoredRecord(admin, 'lease', election, cluster.namespace);
+    assert.equal(before?.holderIdentity, old.id, 'every refusal left the Lease alone');
     const orderedAt = performance.now();
-    const answer = await old.request(`/transfer?to=${target.id}`, 'POST');
+    const answer = await old.transfer({ to: target.id });
     assert.equal(answer?.status, 200, JSON.stringify(answer?.body));
     assert.deepEqual(answer?.body, {
       to: target.id,

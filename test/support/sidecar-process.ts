@@ -1,7 +1,8 @@
 /**
  * The built `nest-leader-elector` sidecar (packages/nest-leader/dist/esm/sidecar/main.js) as a real
  * OS process: started with its own kubeconfig and leader file, reached over its `--http`
- * address (port 0: the bound port is read from its start line).
+ * address and, when started with `--transfer-http`, its transfer address (port 0: the bound
+ * ports are read from its start line).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,6 +21,7 @@ export class SidecarProcess {
   readonly child: ChildProcess;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private addressReady: Promise<string>;
+  private transferAddressReady: Promise<string | undefined>;
 
   /**
    * @param id - `--id`
@@ -46,22 +48,52 @@ export class SidecarProcess {
       code: code as number | null,
       signal: signal as NodeJS.Signals | null,
     }));
-    this.addressReady = new Promise((resolve, reject) => {
+    const startLine = new Promise<string>((resolve, reject) => {
       const onLine = (line: string) => {
         this.lines.push(line);
-        const match = /serving http:\/\/([^/]+)\//.exec(line);
-        if (match) resolve(match[1]!);
+        if (/serving http:\/\//.test(line)) resolve(line);
       };
       createInterface({ input: this.child.stdout! }).on('line', onLine);
       createInterface({ input: this.child.stderr! }).on('line', onLine);
       this.exited.then(() => reject(new Error(`sidecar ${id} exited:\n${this.lines.join('\n')}`)));
     });
+    this.addressReady = startLine.then((line) => /serving http:\/\/([^/]+)\//.exec(line)![1]!);
+    this.transferAddressReady = startLine.then(
+      (line) => /transfers on http:\/\/([^/]+)\/transfer/.exec(line)?.[1],
+    );
     this.addressReady.catch(() => undefined);
+    this.transferAddressReady.catch(() => undefined);
   }
 
   /** The bound `host:port`. */
   address(): Promise<string> {
     return this.addressReady;
+  }
+
+  /** The bound `host:port` of `--transfer-http`; `undefined` when transfers are off. */
+  transferAddress(): Promise<string | undefined> {
+    return this.transferAddressReady;
+  }
+
+  /**
+   * POSTs `body` as JSON to the transfer address's `/transfer` (as an operator's tool would:
+   * no Origin); `headers` are added (e.g. `authorization`). `undefined` when it does not answer.
+   */
+  async transfer(
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
+    try {
+      const response = await fetch(`http://${await this.transferAddress()}/transfer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(5000),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    } catch {
+      return undefined;
+    }
   }
 
   /** GETs `path` on the sidecar; `undefined` when it does not answer. */

@@ -1,18 +1,17 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { LeaderFileContent, SidecarLeaderResponse } from 'nest-leader';
 
 const LEADER_FILE = '/leader-election/is-leader';
-const RENEW_DEADLINE_MS = 5_000; // --ttl=10s → renew deadline ttl/2
 
 /**
- * This pod's fencing token while its sidecar leads, else undefined. A file older than the
- * renew deadline is stale: its sidecar died without removing it (SIGKILL, OOM).
+ * This pod's fencing token while its sidecar leads, else undefined. A file past its
+ * `expiresAt` is stale: its sidecar died without removing it (SIGKILL, OOM), and another pod
+ * may lead by now.
  */
 export async function leaderToken(): Promise<number | undefined> {
   try {
-    const { mtimeMs } = await stat(LEADER_FILE);
-    if (Date.now() - mtimeMs > RENEW_DEADLINE_MS) return undefined;
     const content = JSON.parse(await readFile(LEADER_FILE, 'utf8')) as LeaderFileContent;
+    if (!(Date.parse(content.expiresAt) > Date.now())) return undefined;
     return content.leaseTransitions;
   } catch {
     return undefined; // no file: not the leader

@@ -67,3 +67,19 @@ export function seconds(ms: number): string {
 export function errorText(error: unknown): string {
   return error instanceof Error || types.isNativeError(error) ? error.message : show(error);
 }
+
+/** Longest foreign text (a server's error body, a parser's reason) shown in a message. */
+export const MAX_FOREIGN_TEXT_LENGTH = 300;
+
+/**
+ * Text from outside this process (an API server's message, an exception's message) for a
+ * message or log line: one line (control, format and line-separator characters become
+ * spaces, so it cannot forge log lines), trimmed and cut at `maxLength` characters with the
+ * number left off. It must not be a text that may hold a secret (a file's contents): callers
+ * leave those out entirely.
+ */
+export function boundedText(text: string, maxLength = MAX_FOREIGN_TEXT_LENGTH): string {
+  const line = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+  if (line.length <= maxLength) return line;
+  return `${line.slice(0, maxLength)}… (${line.length - maxLength} more characters)`;
+}

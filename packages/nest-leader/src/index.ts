@@ -235,10 +235,15 @@ export {
 } from './sidecar/leader-elector.sidecar.js';
 export type { LeaderFileContent } from './sidecar/leader-file.js';
 export type {
+  SidecarHealthResponse,
   SidecarLeaderResponse,
   SidecarReadyResponse,
-  SidecarTransferResponse,
 } from './sidecar/sidecar.server.js';
+export type {
+  SidecarTransferRequest,
+  SidecarTransferResponse,
+} from './sidecar/sidecar-transfer.server.js';
+export { SIDECAR_HTTP_LIMITS, type SidecarHttpLimits } from './sidecar/sidecar-http.js';
 // Nest layer
 export { LeaderModule } from './nest/leader.module.js';
 export type { LeaderModuleExtras } from './nest/leader.module-definition.js';

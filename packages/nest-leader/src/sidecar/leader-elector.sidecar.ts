@@ -7,14 +7,18 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { LeaderElector } from '../core/leader-elector.js';
 import type { ElectionLogger } from '../core/leader-elector.options.js';
+import type { Clock } from '../core/clock.js';
 import { LeaseLock } from '../locks/lease.lock.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { findKubernetesConfig, loadKubernetesConfig } from '../kubernetes/kube-config.loader.js';
 import { lockSelectionMessages } from '../locks/lock-selection.messages.js';
 import { sidecarMessages } from './sidecar.messages.js';
-import { LeaderFile, type LeaderFileContent } from './leader-file.js';
+import { LeaderFile, leaderFileContent } from './leader-file.js';
 import type { SidecarOptions } from './sidecar-options.js';
+import type { SidecarHttpLimits } from './sidecar-http.js';
 import { SidecarServer } from './sidecar.server.js';
+import { SidecarTransferServer } from './sidecar-transfer.server.js';
+import { TransferToken } from './transfer-token.js';
 
 /** What the sidecar needs besides its flags; tests and embedders may replace each. */
 export interface SidecarDependencies {
@@ -27,30 +31,40 @@ export interface SidecarDependencies {
   lock?: ResourceLock;
   /** Default: single lines on stderr with an RFC 3339 timestamp. */
   logger?: ElectionLogger;
+  /** Overrides of both HTTP servers' limits (`SIDECAR_HTTP_LIMITS`). */
+  httpLimits?: Partial<SidecarHttpLimits>;
+  /** The elector's clock; default the system's (tests pass a `ManualClock`). */
+  clock?: Clock;
 }
 
 /** A running sidecar: its elector, the bound HTTP address, and `stop()`. */
 export class LeaderElectorSidecar {
   readonly elector: LeaderElector;
   private readonly server: SidecarServer | undefined;
+  private readonly transferServer: SidecarTransferServer | undefined;
   private readonly leaderFile: LeaderFile | undefined;
   private readonly logger: ElectionLogger;
   private heartbeat: NodeJS.Timeout | undefined;
   private fileWrites: Promise<void> = Promise.resolve();
-  /** What the leader file holds during the current term. */
-  private fileContent: LeaderFileContent | undefined;
+  /** The current term, as the leader file names it. */
+  private fileTerm: { name: string; leaseTransitions: number; acquiredAt: Date } | undefined;
   /** Bound HTTP address (`host:port`), once started with `--http`. */
   address: string | undefined;
+  /** Bound transfer address (`host:port`), once started with `--transfer-http`. */
+  transferAddress: string | undefined;
 
   /**
-   * @throws InvalidLeaderElectionOptionError when no cluster is configured or a timing is
-   *   invalid; KubeConfigError when a configuration exists but cannot be used.
+   * @throws InvalidLeaderElectionOptionError when no cluster is configured, a timing is
+   *   invalid, or the transfer token file is unreadable or holds no valid token; KubeConfigError when a configuration exists but cannot be used.
    */
   constructor(
     private readonly options: SidecarOptions,
     dependencies: SidecarDependencies = {},
   ) {
     this.logger = dependencies.logger ?? stderrLogger;
+    const token = options.transferTokenFile
+      ? TransferToken.fromFile(options.transferTokenFile)
+      : undefined;
     let lock = dependencies.lock;
     if (!lock) {
       let kubeConfig = dependencies.kubeConfig;
@@ -79,19 +93,25 @@ export class LeaderElectorSidecar {
       renewDeadlineSeconds: options.renewDeadlineSeconds,
       retryPeriodSeconds: options.retryPeriodSeconds,
       releaseOnStop: true,
+      clock: dependencies.clock,
+      // Advertised on the Lease (one write at start, one at stop), so a leader's POST
+      // /transfer can check that its target is a live candidate.
+      priority: 0,
+      // SIGTERM releases the Lease to anyone, as documented (no handoff to a preferred one).
+      handoffOnStop: false,
       logger: this.logger,
       callbacks: {
         onStartedLeading: (term) => {
           this.server?.noteLeader(options.identity);
-          const content: LeaderFileContent = {
+          const fileTerm = {
             name: options.identity,
             leaseTransitions: term.leaseTransitions,
-            acquiredAt: term.acquiredAt.toISOString(),
+            acquiredAt: term.acquiredAt,
           };
-          this.fileContent = content;
-          this.updateFile(() => this.leaderFile!.write(content));
+          this.fileTerm = fileTerm;
+          this.writeFile(fileTerm);
           term.signal.addEventListener('abort', () => {
-            this.fileContent = undefined;
+            this.fileTerm = undefined;
             this.updateFile(() => this.leaderFile!.remove());
           });
         },
@@ -100,7 +120,18 @@ export class LeaderElectorSidecar {
       },
     });
     if (options.http) {
-      this.server = new SidecarServer(this.elector, options.leaseDurationSeconds);
+      this.server = new SidecarServer(this.elector, this.logger, dependencies.httpLimits);
+    }
+    if (options.transferHttp) {
+      this.transferServer = new SidecarTransferServer({
+        elector: this.elector,
+        lock,
+        leaseDurationSeconds: options.leaseDurationSeconds,
+        readTimeoutMs: Math.max(1000, (options.renewDeadlineSeconds * 1000) / 2),
+        token,
+        logger: this.logger,
+        limits: dependencies.httpLimits,
+      });
     }
   }
 
@@ -109,7 +140,12 @@ export class LeaderElectorSidecar {
     this.leaderFile?.removeStaleSync();
     if (this.server && this.options.http) {
       const bound = await this.server.listen(this.options.http.host, this.options.http.port);
-      this.address = `${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`;
+      this.address = hostPort(bound.address, bound.port);
+    }
+    if (this.transferServer && this.options.transferHttp) {
+      const { host, port } = this.options.transferHttp;
+      const bound = await this.transferServer.listen(host, port);
+      this.transferAddress = hostPort(bound.address, bound.port);
     }
     if (!Number.isInteger(this.options.ttlMs / 1000)) {
       this.logger.warn(
@@ -122,6 +158,7 @@ export class LeaderElectorSidecar {
         `Lease ${this.options.namespace}/${this.options.election}`,
         this.options.leaseDurationSeconds,
         this.address ?? '',
+        this.transferAddress ?? '',
       ),
     );
     this.elector.start();
@@ -129,11 +166,10 @@ export class LeaderElectorSidecar {
     // follower and removes the file) and rewrites the file while leading, so its mtime is
     // never older than one retry period on a live leader.
     this.heartbeat = setInterval(() => {
-      const content = this.fileContent;
+      const fileTerm = this.fileTerm;
       if (!this.leaderFile) return;
-      if (content && this.elector.isLeader())
-        this.updateFile(() => this.leaderFile!.write(content));
-      else if (!content) this.updateFile(() => this.leaderFile!.remove());
+      if (fileTerm && this.elector.isLeader()) this.writeFile(fileTerm);
+      else if (!fileTerm) this.updateFile(() => this.leaderFile!.remove());
     }, this.options.retryPeriodSeconds * 1000);
     this.heartbeat.unref();
   }
@@ -145,6 +181,18 @@ export class LeaderElectorSidecar {
     if (this.leaderFile) this.updateFile(() => this.leaderFile!.remove());
     await this.fileWrites;
     await this.server?.close();
+    await this.transferServer?.close();
+  }
+
+  /**
+   * Writes the leader file for a live term, valid until now + leaseDuration − renewDeadline
+   * (computed now, while the term is known live, not when the queued write runs).
+   */
+  private writeFile(term: { name: string; leaseTransitions: number; acquiredAt: Date }): void {
+    const validForMs =
+      (this.options.leaseDurationSeconds - this.options.renewDeadlineSeconds) * 1000;
+    const content = leaderFileContent(term, new Date(), validForMs);
+    this.updateFile(() => this.leaderFile!.write(content));
   }
 
   /** Serialises file operations so a late write never resurrects a removed file. */
@@ -155,6 +203,10 @@ export class LeaderElectorSidecar {
       .then(operation)
       .catch((error: unknown) => this.logger.error(sidecarMessages.leaderFileFailed(path, error)));
   }
+}
+
+function hostPort(address: string, port: number): string {
+  return `${address.includes(':') ? `[${address}]` : address}:${port}`;
 }
 
 const stderrLogger: ElectionLogger = {

@@ -5,7 +5,11 @@
 import { rmSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 
-/** What the leader file holds (JSON): who leads, and the term's fencing token. */
+/**
+ * What the leader file holds (JSON): who leads, the term's fencing token, and until when the
+ * file may be believed. A reader must check the expiry: a sidecar killed with SIGKILL (or OOM,
+ * or frozen) cannot remove its file, and another pod may lead once it has expired.
+ */
 export interface LeaderFileContent {
   /** This candidate's identity. */
   name: string;
@@ -13,13 +17,42 @@ export interface LeaderFileContent {
   leaseTransitions: number;
   /** When the term began (RFC 3339). */
   acquiredAt: string;
+  /**
+   * Until when (RFC 3339, wall clock of this node) the file may be taken for leadership:
+   * written as "now + leaseDuration − renewDeadline" at each rewrite while the term is live,
+   * which no other candidate can lead before (it waits leaseDuration from the last renewal it
+   * saw, and this term ends at most renewDeadline after it). Moves forward every retry period.
+   */
+  expiresAt: string;
+  /** {@link LeaderFileContent.expiresAt} as whole seconds since the Unix epoch, rounded down (for shells: `date +%s`). */
+  expiresAtUnixSeconds: number;
+}
+
+/**
+ * The leader file's content for a live term, written at `now` (wall clock).
+ * @param validForMs - how long the file may be believed: leaseDuration − renewDeadline, ms
+ */
+export function leaderFileContent(
+  term: { name: string; leaseTransitions: number; acquiredAt: Date },
+  now: Date,
+  validForMs: number,
+): LeaderFileContent {
+  const expiresMs = now.getTime() + validForMs;
+  return {
+    name: term.name,
+    leaseTransitions: term.leaseTransitions,
+    acquiredAt: term.acquiredAt.toISOString(),
+    expiresAt: new Date(expiresMs).toISOString(),
+    expiresAtUnixSeconds: Math.floor(expiresMs / 1000),
+  };
 }
 
 /**
  * Writes, refreshes and removes the leader file. Writes go to `<path>.tmp` and are renamed
- * over `path`, so a reader never sees a half-written file. While leading, the file's mtime is
- * refreshed (rewritten) every retry period: a reader can treat a file older than the renew deadline as
- * stale (its sidecar died without removing it, e.g. SIGKILL or OOM).
+ * over `path`, so a reader never sees a half-written file. While leading, the file is
+ * rewritten every retry period with a later `expiresAt`: a reader treats a file past its
+ * `expiresAt` (or, equivalently, older than leaseDuration − renewDeadline) as stale — its
+ * sidecar died without removing it (SIGKILL, OOM).
  */
 export class LeaderFile {
   constructor(readonly path: string) {}

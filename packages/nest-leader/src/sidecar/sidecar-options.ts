@@ -1,8 +1,10 @@
 /**
  * Flags of the `nest-leader-elector` sidecar, compatible with the retired
  * `leader-elector:0.5` image (kubernetes-retired/contrib `election/`): `--election`,
- * `--election-namespace`, `--id`, `--ttl`, `--http`; plus `--leader-file`.
+ * `--election-namespace`, `--id`, `--ttl`, `--http`; plus `--leader-file`, and the privileged
+ * transfer endpoint's `--transfer-http` and `--transfer-token-file`.
  */
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
@@ -32,6 +34,13 @@ export interface SidecarOptions {
   http?: { host: string; port: number };
   /** `--leader-file`: a file that exists only while this candidate leads. */
   leaderFile?: string;
+  /**
+   * `--transfer-http`: where to serve `POST /transfer`; absent = transfers are off. `:port`
+   * means `127.0.0.1:port`; a host beyond loopback requires `transferTokenFile`.
+   */
+  transferHttp?: { host: string; port: number };
+  /** `--transfer-token-file`: the file holding the token `POST /transfer` must present. */
+  transferTokenFile?: string;
   /** `--help` was given: print the usage and exit. */
   help: boolean;
 }
@@ -57,6 +66,8 @@ export function parseSidecarArgs(
         ttl: { type: 'string' },
         http: { type: 'string' },
         'leader-file': { type: 'string' },
+        'transfer-http': { type: 'string' },
+        'transfer-token-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -116,7 +127,45 @@ export function parseSidecarArgs(
     }
     options.leaderFile = str('leader-file');
   }
+  const tokenFile = str('transfer-token-file');
+  if (tokenFile !== undefined) {
+    if (tokenFile === '') {
+      throw new InvalidLeaderElectionOptionError(
+        '--transfer-token-file',
+        sidecarMessages.emptyRule,
+        '',
+      );
+    }
+    options.transferTokenFile = tokenFile;
+  }
+  if (str('transfer-http') !== undefined && str('transfer-http') !== '') {
+    // Unlike --http, a missing host means loopback: transfers are privileged.
+    const address = parseHttpAddress(str('transfer-http')!, '--transfer-http', '127.0.0.1');
+    if (!isLoopbackHost(address.host) && tokenFile === undefined) {
+      throw new InvalidLeaderElectionOptionError(
+        '--transfer-http',
+        sidecarMessages.transferHttpNeedsToken,
+        str('transfer-http'),
+      );
+    }
+    options.transferHttp = address;
+  } else if (tokenFile !== undefined) {
+    throw new InvalidLeaderElectionOptionError(
+      '--transfer-token-file',
+      sidecarMessages.tokenFileNeedsTransfer,
+      tokenFile,
+    );
+  }
   return options;
+}
+
+/**
+ * True for a host that only this machine (this pod's network namespace) reaches: `localhost`,
+ * 127.0.0.0/8, `::1`.
+ */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
 }
 
 const GO_UNITS_MS: Record<string, number> = {
@@ -149,13 +198,17 @@ export function parseGoDurationMs(text: string): number {
   return total;
 }
 
-/** `host:port`, `:port` (all interfaces) or `[::1]:port`. */
-function parseHttpAddress(text: string): { host: string; port: number } {
+/** `host:port`, `:port` (`defaultHost`: all interfaces for `--http`) or `[::1]:port`. */
+function parseHttpAddress(
+  text: string,
+  flag = '--http',
+  defaultHost = '0.0.0.0',
+): { host: string; port: number } {
   const match = /^(\[[^\]]+\]|[^:]*):(\d{1,5})$/.exec(text);
   const port = match ? Number(match[2]) : NaN;
   if (!match || port > 65535) {
-    throw new InvalidLeaderElectionOptionError('--http', sidecarMessages.httpRule, text);
+    throw new InvalidLeaderElectionOptionError(flag, sidecarMessages.httpRule, text);
   }
   const host = match[1]!.replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '0.0.0.0' : host, port };
+  return { host: host === '' ? defaultHost : host, port };
 }

@@ -2,7 +2,7 @@
  * The texts of the `nest-leader-elector` sidecar: usage, flag rules and log lines.
  */
 
-import { errorText } from '../format.js';
+import { boundedText, errorText } from '../format.js';
 
 /** Messages of the `nest-leader-elector` sidecar CLI. */
 export const sidecarMessages = {
@@ -18,28 +18,80 @@ export const sidecarMessages = {
       '  --ttl <duration>              lease duration, Go syntax: 10s, 1m, 1500ms (default 10s);',
       '                                renew deadline ttl/2, retry period ttl/4; the Lease holds',
       '                                whole seconds, so the lease duration is ttl rounded up',
-      '  --http <host:port>            serve GET / ({"name","last_update"}), /ready, /healthz,',
-      '                                and POST /transfer?to=<id> (hand leadership to <id>)',
+      '  --http <host:port>            serve GET / ({"name","last_update"}), /ready, /healthz',
+      '                                (read-only; :port listens on every interface)',
+      '  --transfer-http <host:port>   also serve POST /transfer (hand leadership to another',
+      '                                candidate); off by default; :port means 127.0.0.1:port;',
+      '                                a non-loopback host needs --transfer-token-file',
+      '  --transfer-token-file <path>  POST /transfer must send "Authorization: Bearer <token>",',
+      "                                the token being this file's contents (16+ characters)",
       '  --leader-file <path>          a file that exists only while this pod leads',
       '  --help                        this text',
     ].join('\n'),
   durationRule:
     'must be a Go duration of at least 1s, such as 10s, 1m30s or 1500ms (units ns, us, ms, s, m, h)',
   httpRule: 'must be host:port or :port, with a port from 0 to 65535',
+  transferHttpNeedsToken:
+    'listens beyond loopback, so it needs --transfer-token-file: anyone who reaches a ' +
+    'transfer address without a token could choose the leader',
+  tokenFileNeedsTransfer: 'is only meaningful with --transfer-http',
+  tokenFileUnreadable: (code: string) => `must name a readable file (reading it failed: ${code})`,
+  tokenRule: (minLength: number, maxBytes: number) =>
+    `must hold one token of at least ${minLength} printable ASCII characters without spaces ` +
+    `(surrounding whitespace ignored), in a file of at most ${maxBytes} bytes`,
   requiredRule: 'is required',
   emptyRule: 'must not be empty',
   unknownFlag: (detail: string) => `${detail}\n\nRun nest-leader-elector --help for the flags.`,
   ttlRounded: (ttlMs: number, leaseDurationSeconds: number) =>
     `--ttl ${ttlMs / 1000}s is not a whole number of seconds: the Lease's leaseDurationSeconds ` +
     `is ${leaseDurationSeconds} (rounded up); renew deadline and retry period stay ttl/2 and ttl/4.`,
-  starting: (identity: string, lock: string, leaseDurationSeconds: number, http: string) =>
+  starting: (
+    identity: string,
+    lock: string,
+    leaseDurationSeconds: number,
+    http: string,
+    transfer: string,
+  ) =>
     `nest-leader-elector: candidate "${identity}" on ${lock}, leaseDuration ` +
-    `${leaseDurationSeconds}s${http ? `, serving http://${http}/` : ''}.`,
+    `${leaseDurationSeconds}s${http ? `, serving http://${http}/` : ''}` +
+    `${transfer ? `, transfers on http://${transfer}/transfer` : ''}.`,
   leaderFileFailed: (path: string, error: unknown) =>
     `Could not update the leader file ${path}: ${errorText(error)}`,
+  noRoute: 'no such route; try GET /, /ready or /healthz',
+  getOnly: 'GET only',
+  internalError: 'internal error; see the sidecar log',
+  requestFailed: (server: string, error: unknown) =>
+    `${server}: a request failed (answered 500): ${boundedText(errorText(error))}`,
+  serverError: (server: string, error: unknown) =>
+    `${server}: the HTTP server reported an error: ${boundedText(errorText(error))}`,
+  unhealthy: (reason: string) => `GET /healthz answers 503: ${boundedText(reason)}`,
+  transferElsewhere:
+    'POST /transfer is not served on --http: start the sidecar with --transfer-http ' +
+    '(off by default; loopback unless a token is set) and send it there',
+  transferNoRoute: 'no such route; this address serves POST /transfer only',
+  postOnly: 'POST only',
+  transferUnauthorized: 'POST /transfer needs "Authorization: Bearer <token>" with the right token',
+  transferFromBrowser:
+    'POST /transfer does not accept requests with an Origin header (browsers); send it from a ' +
+    'tool such as curl',
+  transferJsonOnly: 'POST /transfer needs "Content-Type: application/json"',
+  transferBodyTooLarge: (maxBytes: number) =>
+    `POST /transfer's body must be at most ${maxBytes} bytes`,
+  transferBodyShape:
+    'POST /transfer\'s body must be a JSON object {"to": "<identity>", ' +
+    '"leaseDurationSeconds": <whole seconds, optional>} and nothing else',
   transferNeedsTarget:
-    'POST /transfer needs the query parameter "to": the identity of the candidate to hand ' +
-    'leadership to',
-  noRoute: (path: string) => `no route ${path}; try /, /ready, /healthz or POST /transfer?to=<id>`,
+    'POST /transfer needs "to" in its body: the identity of the candidate to hand leadership to',
+  transferNotLeader: 'this sidecar is not leading, so it has no leadership to transfer',
+  transferNotCandidate: (to: string) =>
+    `${JSON.stringify(to)} does not advertise itself as a candidate on the Lease right now; ` +
+    'a transfer goes only to a live candidate (every nest-leader-elector advertises itself)',
+  transferReadFailed: (error: unknown) =>
+    `POST /transfer: reading the Lease to check the target failed: ${boundedText(errorText(error))}`,
+  transferReadFailedAnswer: 'reading the Lease failed; nothing was changed; try again',
+  transferWriteFailed: (error: unknown) =>
+    `POST /transfer: writing the handoff failed: ${boundedText(errorText(error))}`,
+  transferWriteFailedAnswer:
+    'writing the handoff to the Lease failed; this sidecar takes the Lease again with a new term',
   stopping: (signal: string) => `nest-leader-elector: ${signal} received; releasing the Lease.`,
 } as const;

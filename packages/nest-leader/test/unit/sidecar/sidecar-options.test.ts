@@ -79,6 +79,43 @@ describe('nest-leader-elector flags (leader-elector:0.5 compatible)', () => {
     rejects(['--election', 'x', '--use-endpoints'], 'command line');
   });
 
+  test('transfers are off by default; --transfer-http :port means loopback, not every interface', () => {
+    assert.equal(parse('--election', 'x', '--http', ':4040').transferHttp, undefined);
+    assert.deepEqual(parse('--election', 'x', '--transfer-http', ':4041').transferHttp, {
+      host: '127.0.0.1',
+      port: 4041,
+    });
+    assert.deepEqual(parse('--election', 'x', '--transfer-http', '[::1]:4041').transferHttp, {
+      host: '::1',
+      port: 4041,
+    });
+  });
+
+  test('--transfer-http beyond loopback is refused without --transfer-token-file, accepted with one', () => {
+    for (const address of ['0.0.0.0:4041', '10.0.0.7:4041', '[::]:4041', 'pod.example:4041']) {
+      assert.throws(
+        () => parse('--election', 'x', '--transfer-http', address),
+        (error: unknown) =>
+          error instanceof InvalidLeaderElectionOptionError &&
+          error.option === '--transfer-http' &&
+          /needs --transfer-token-file/.test(error.message),
+        address,
+      );
+    }
+    const options = parse(
+      '--election=x',
+      '--transfer-http=0.0.0.0:4041',
+      '--transfer-token-file=/var/run/secrets/transfer/token',
+    );
+    assert.deepEqual(options.transferHttp, { host: '0.0.0.0', port: 4041 });
+    assert.equal(options.transferTokenFile, '/var/run/secrets/transfer/token');
+    rejects(['--election', 'x', '--transfer-token-file', '/t'], '--transfer-token-file');
+    rejects(
+      ['--election', 'x', '--transfer-http', ':1', '--transfer-token-file', ''],
+      '--transfer-token-file',
+    );
+  });
+
   test('Go durations', () => {
     assert.equal(parseGoDurationMs('10s'), 10_000);
     assert.equal(parseGoDurationMs('1m30s'), 90_000);
