@@ -10,6 +10,7 @@ import {
   LockConflictError,
 } from '../errors.js';
 import { LEASE_RESOURCE } from '../errors.messages.js';
+import { boundedText } from '../format.js';
 import { kubernetesConfigurationProblems } from './kubernetes.messages.js';
 import { loadClientNode } from './client-node.loader.js';
 
@@ -108,9 +109,11 @@ export function classifyKubernetesApiError(
     const status = parseStatus(error.body);
     if (code === 400 && !status && /HTTP request to an HTTPS server/i.test(String(error.body))) {
       const problem = kubernetesConfigurationProblems.httpToHttps;
-      return create('configuration', code, String(error.body).trim(), problem);
+      return create('configuration', code, boundedText(String(error.body)), problem);
     }
-    return create(statusKind(code), code, status?.message ?? rawBody(error.body));
+    const message =
+      status?.message === undefined ? rawBody(error.body) : boundedText(status.message);
+    return create(statusKind(code), code, message);
   }
   const message = errorMessage(error);
   const problem = configurationProblem(error, request);
@@ -181,15 +184,22 @@ function parseStatus(body: unknown): { message?: string } | undefined {
   }
 }
 
+/**
+ * A body that is not a Status (a proxy's HTML page, plain text): one line, bounded — it is the
+ * server's text, not ours, and lands in logs.
+ */
 function rawBody(body: unknown): string | undefined {
-  return typeof body === 'string' && body.trim() ? body.trim().slice(0, 300) : undefined;
+  return typeof body === 'string' && body.trim() ? boundedText(body) : undefined;
 }
 
-/** Message of a failure, with the system code (ECONNREFUSED, …) when fetch hides it. */
+/**
+ * Message of a failure, with the system code (ECONNREFUSED, …) when fetch hides it: one line,
+ * bounded (an exec credential plugin's failure carries its stderr).
+ */
 function errorMessage(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!(error instanceof Error)) return boundedText(String(error));
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   const detail = [cause?.code, cause?.message].find((d) => typeof d === 'string' && d !== '');
   const message = error.message.trim() || `${error.name} without a message`;
-  return detail ? `${message} (${String(detail)})` : message;
+  return boundedText(detail ? `${message} (${String(detail)})` : message);
 }

@@ -177,9 +177,28 @@ function loadFile(path: string, source: KubeConfigSource): KubeConfig {
   try {
     kubeConfig.loadFromString(text);
   } catch (error) {
-    throw new KubeConfigError(source, path, kubeConfigProblems.notYaml(error), { cause: error });
+    // No `cause`: the parser's error quotes the file's lines, which may be credentials.
+    throw new KubeConfigError(source, path, parseProblem(error));
   }
   return kubeConfig;
+}
+
+/**
+ * What is wrong with a kubeconfig that did not load, without a word of its text: a YAML error
+ * (js-yaml's `YAMLException`: `reason` and a 0-based `mark`) by reason, line and column; a
+ * structure error from client-node by its message (it names fields, not values), bounded.
+ */
+function parseProblem(error: unknown): string {
+  const { reason, mark } = (error ?? {}) as {
+    reason?: unknown;
+    mark?: { line?: unknown; column?: unknown };
+  };
+  if (typeof reason === 'string') {
+    const line = typeof mark?.line === 'number' ? mark.line + 1 : 0;
+    const column = typeof mark?.column === 'number' ? mark.column + 1 : 0;
+    return kubeConfigProblems.notYaml(reason, line, column);
+  }
+  return kubeConfigProblems.notKubeConfig(error);
 }
 
 /** Throws unless the current context exists and names a defined cluster with a server. */

@@ -4,7 +4,7 @@
  */
 
 import { requestNotPreparedProblem } from '../errors.messages.js';
-import { errorText } from '../format.js';
+import { boundedText, errorText } from '../format.js';
 
 /**
  * What to fix for each kind of `configuration` failure of a Kubernetes request: the kubeconfig
@@ -34,9 +34,17 @@ export const kubernetesConfigurationProblems = {
 export const kubeConfigProblems = {
   missing: 'does not exist.',
   empty: 'is empty.',
-  notMergeable: (error: unknown) => `cannot be merged: ${errorText(error)}.`,
-  unreadable: (error: unknown) => `cannot be read: ${errorText(error)}.`,
-  notYaml: (error: unknown) => `is not a valid kubeconfig (YAML): ${errorText(error)}.`,
+  notMergeable: (error: unknown) => `cannot be merged: ${boundedText(errorText(error))}.`,
+  unreadable: (error: unknown) => `cannot be read: ${boundedText(errorText(error))}.`,
+  /**
+   * A YAML parser's failure by its reason and position only: js-yaml's message quotes the
+   * lines around the position, which in a kubeconfig are `token:` or `client-key-data:`.
+   */
+  notYaml: (reason: string, line: number, column: number) =>
+    `is not valid YAML: ${boundedText(reason, 120)} (line ${line}, column ${column}).`,
+  /** client-node's check of the parsed kubeconfig (e.g. `users[0].name is missing`). */
+  notKubeConfig: (error: unknown) =>
+    `is not a valid kubeconfig: ${boundedText(errorText(error), 120)}.`,
   noCurrentContext:
     'has no current-context: run `kubectl config use-context <name>`, or set current-context.',
   unknownContext: (context: string) => `has current-context "${context}", which is not defined.`,

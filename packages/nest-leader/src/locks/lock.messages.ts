@@ -2,7 +2,7 @@
  * The texts of the locks: their option rules, their failures and what they log.
  */
 
-import { errorText } from '../format.js';
+import { boundedText, errorText } from '../format.js';
 
 /** ConfigMaps, as RBAC names them (core API group). */
 export const CONFIGMAP_RESOURCE = 'configmaps';
@@ -17,7 +17,8 @@ export const lockMessages = {
   sidecarUrlRule:
     'must be the http(s) URL of a nest-leader-elector --http address, e.g. http://localhost:4040',
   sidecarUnreachable: (url: string, error: unknown) =>
-    `The leader-elector sidecar did not answer GET ${url}: ${errorText(error)}. Is it running ` +
+    `The leader-elector sidecar did not answer GET ${url}: ${boundedText(errorText(error))}. ` +
+    'Is it running ' +
     'in this pod with --http on that port?',
   sidecarNotReady: (url: string) =>
     `The leader-elector sidecar (${url}) has not read its Lease yet; asking again.`,

@@ -66,6 +66,21 @@ describe('classifyKubernetesApiError', () => {
     assert.match(error.message, /Server said: .*cannot update resource "leases"\.$/);
   });
 
+  test("a hostile server's message is one bounded line: no forged log lines, no 200 KB error", () => {
+    const forged = `denied\n2026-01-01T00:00:00.000Z INFO forged line${'x'.repeat(200_000)}`;
+    for (const body of [status(500, 'InternalError', forged), forged]) {
+      const error = classify(apiException(500, body)) as KubernetesApiError;
+
+      assert.equal(error.kind, 'transient');
+      assert.doesNotMatch(error.message, /[\r\n]/);
+      assert.ok(error.message.length < 1_500, `${error.message.length} characters`);
+      assert.match(
+        error.message,
+        /denied 2026-01-01T00:00:00\.000Z INFO forged linex+… \(\d+ more characters\)/,
+      );
+    }
+  });
+
   const statuses: Array<[number, string, boolean]> = [
     [401, 'unauthorized', false],
     [400, 'invalid', false],

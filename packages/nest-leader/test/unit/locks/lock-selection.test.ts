@@ -160,7 +160,7 @@ describe("lock 'auto'", () => {
     environment.env.KUBECONFIG = write(join(dir, 'garbage'), 'clusters: [unclosed\n  - : :');
     const garbage = thrown(() => select());
     assert.ok(garbage instanceof KubeConfigError);
-    assert.match(garbage.message, /garbage\) is not a valid kubeconfig \(YAML\)/);
+    assert.match(garbage.message, /garbage\) is not valid YAML: .+ \(line \d+, column \d+\)\./);
 
     environment.env.KUBECONFIG = write(join(dir, 'empty'), '  \n');
     assert.match(String(thrown(() => select())), /empty\) is empty\./);
