@@ -16,6 +16,7 @@ import type {
   V1Deployment,
   V1EndpointSliceList,
   V1Lease,
+  V1Pod,
   V1PodDisruptionBudget,
   V1PodList,
 } from '@kubernetes/client-node';
@@ -453,6 +454,32 @@ describe(
           { timeoutMs: 120_000, intervalMs: 500 },
         );
       const first = await agreedLeader();
+      // Least privilege as applied: the NetworkPolicy was admitted (this node's bridge plugin
+      // does not enforce it), the app container has no ServiceAccount token, and the transfer
+      // address listens on the pod's loopback only — the API server's pod proxy, a client
+      // outside the pod, reaches 4040 but not 4041.
+      await cluster.kubectl('get', 'networkpolicy', 'billing-worker', '-n', 'default');
+      const leaderPod = await cluster.getJson<V1Pod>('get', 'pod', first, '-n', 'default');
+      const app = leaderPod.spec!.containers.find((c) => c.name === 'app')!;
+      assert.ok(
+        !(app.volumeMounts ?? []).some((m) => m.mountPath.startsWith('/var/run/secrets')),
+        `the app container mounts no token: ${JSON.stringify(app.volumeMounts)}`,
+      );
+      const transferFromOutside = await cluster
+        .kubectl('get', '--raw', `/api/v1/namespaces/default/pods/${first}:4041/proxy/transfer`)
+        .then(
+          (text) => `answered: ${text}`,
+          () => 'unreachable',
+        );
+      assert.equal(transferFromOutside, 'unreachable');
+      // The app container's shell believes the leader file only on the leader (expiry checked).
+      await eventually(
+        async () => {
+          const log = await cluster.kubectl('logs', first, '-c', 'app', '-n', 'default');
+          assert.match(log, /leader: doing the singleton work/);
+        },
+        { timeoutMs: 30_000, intervalMs: 1_000 },
+      );
       await cluster.kubectl('delete', 'pod', first, '-n', 'default', '--wait=false');
       const second = await eventually(
         async () => {

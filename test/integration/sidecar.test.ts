@@ -13,7 +13,12 @@ import { readStoredRecord } from '../support/lock-history.js';
 import { SidecarProcess } from '../support/sidecar-process.js';
 import { rawGet, rawHttp } from '../support/raw-http.js';
 import { eventually } from '../support/eventually.js';
-import { loadAllYaml, type V1Deployment, type V1Role } from '@kubernetes/client-node';
+import {
+  loadAllYaml,
+  type V1Deployment,
+  type V1NetworkPolicy,
+  type V1Role,
+} from '@kubernetes/client-node';
 import { applyManifests } from '@nest-leader/demo/launcher/demo-manifests';
 import { repoRoot } from '../support/control-plane.js';
 import { join } from 'node:path';
@@ -266,38 +271,55 @@ describe('nest-leader-elector sidecar on the real kube-apiserver', () => {
     assert.match(ttl.lines.join('\n'), /"--ttl": must be a Go duration/);
   });
 
-  test('the example Deployment (app + sidecar, shared emptyDir) is valid for the API server', async () => {
+  test('the example (app + sidecar, shared emptyDir, least privilege) is valid for the API server', async () => {
     const file = join(repoRoot, 'packages/nest-leader/sidecar/deploy/sidecar-example.yaml');
     const objects = loadAllYaml(readFileSync(file, 'utf8')) as { kind: string }[];
     const applied = await applyManifests(admin, objects as never[], { dryRun: true });
     assert.deepEqual(
       applied.map((a) => a.kind),
-      ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment'],
+      ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'NetworkPolicy'],
     );
+    // get/update name the one Lease; create cannot be limited by name (a rule of its own).
     const role = objects.find((o) => o.kind === 'Role') as V1Role;
     assert.deepEqual(JSON.parse(JSON.stringify(role.rules)), [
       {
         apiGroups: ['coordination.k8s.io'],
         resources: ['leases'],
-        verbs: ['get', 'create', 'update'],
+        resourceNames: ['billing-worker'],
+        verbs: ['get', 'update'],
       },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
     ]);
-    const pod = (objects.find((o) => o.kind === 'Deployment') as V1Deployment).spec!.template.spec!;
+    const deployment = objects.find((o) => o.kind === 'Deployment') as V1Deployment;
+    const pod = deployment.spec!.template.spec!;
     const [app, sidecar] = pod.containers;
     const mount = (c: typeof app) => c!.volumeMounts!.find((m) => m.name === 'leader-election')!;
     assert.equal(pod.volumes![0]!.emptyDir !== undefined, true);
     assert.equal(mount(app).mountPath, mount(sidecar).mountPath);
     assert.ok(sidecar!.args!.includes(`--leader-file=${mount(sidecar).mountPath}/is-leader`));
-    assert.ok(sidecar!.args!.includes('--http=:4040'), 'probes reach the pod IP');
-    assert.deepEqual(
-      parseSidecarArgs(
-        sidecar!.args!.map((a) => a.replace(/\$\((\w+)\)/, 'x')),
-        { hostname: 'h' },
-      ).http,
-      {
-        host: '0.0.0.0',
-        port: 4040,
-      },
+    // The app checks the file's expiry, not only that it exists.
+    assert.match(app!.command!.join(' '), /expiresAtUnixSeconds/);
+    assert.doesNotMatch(app!.command!.join(' '), /\[ -e \/leader-election\/is-leader \]/);
+    // The token: not automounted; projected into the sidecar alone.
+    assert.equal(pod.automountServiceAccountToken, false);
+    const tokenVolume = pod.volumes!.find((v) =>
+      v.projected?.sources?.some((s) => s.serviceAccountToken),
     );
+    assert.ok(tokenVolume, 'a projected ServiceAccount token volume');
+    const mounts = (c: typeof app) => (c!.volumeMounts ?? []).map((m) => m.name);
+    assert.ok(mounts(sidecar).includes(tokenVolume.name));
+    assert.ok(!mounts(app).includes(tokenVolume.name), 'the app container has no token');
+    // Probes reach the read-only endpoints on the pod IP; transfers only on loopback.
+    const args = parseSidecarArgs(
+      sidecar!.args!.map((a) => a.replace(/\$\((\w+)\)/, 'x')),
+      { hostname: 'h' },
+    );
+    assert.deepEqual(args.http, { host: '0.0.0.0', port: 4040 });
+    assert.deepEqual(args.transferHttp, { host: '127.0.0.1', port: 4041 });
+    // No other pod may connect (ingress: []) to the example's pods.
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy') as V1NetworkPolicy;
+    assert.deepEqual(policy.spec!.podSelector!.matchLabels, deployment.spec!.selector.matchLabels);
+    assert.deepEqual(policy.spec!.policyTypes, ['Ingress']);
+    assert.deepEqual(policy.spec!.ingress, []);
   });
 });
