@@ -185,7 +185,8 @@ describe(
       const { sampler, leader, target, bystander, leaderTerm } = await threeNestLeaders(leaseName);
       target.kill('SIGKILL');
       await target.exited;
-      const boundSeconds = 6; // longer than leaseDuration (4 s): the bound, not leaseDuration, counts
+      // Shorter than leaseDuration (4 s), its maximum: the bound, not leaseDuration, counts.
+      const boundSeconds = 3;
 
       const { orderedMs, written } = await handOff(leader, target.identity, boundSeconds);
       const next = await Promise.race([
@@ -270,7 +271,7 @@ describe(
       );
       loser.kill('SIGKILL');
       await loser.exited;
-      const boundSeconds = 5;
+      const boundSeconds = leaseDurationSeconds; // the longest a bound may be
       const ghost = await handOff(winner, 'ts-ghost', boundSeconds);
       winner.kill('SIGKILL');
       const goTook = await startedAfter(
