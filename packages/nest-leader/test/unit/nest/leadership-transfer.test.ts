@@ -2,7 +2,7 @@ import './support.js';
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { Injectable } from '@nestjs/common';
-import { LeaderOnly, LeadershipTransferError } from 'nest-leader';
+import { InvalidLeaderElectionOptionError, LeaderOnly, LeadershipTransferError } from 'nest-leader';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 import { deferred, OTHER, type Replica, SELF, startReplica } from './support.js';
 
@@ -113,6 +113,21 @@ describe('LeaderElectionService.transferLeadership', () => {
     await clock.advance(0);
     await done;
     assert.equal(await a.election.verifyTerm(term, { whileDraining: true }), false);
+  });
+
+  test("a bound above the election's leaseDuration is refused naming the option; the leader keeps leading", async () => {
+    const { a, lock } = await twoReplicas();
+    const leaseDurationSeconds = lock.read()!.record.leaseDurationSeconds;
+    assert.throws(
+      () =>
+        a.election.transferLeadership(OTHER, { leaseDurationSeconds: leaseDurationSeconds + 1 }),
+      (error: unknown) =>
+        error instanceof InvalidLeaderElectionOptionError &&
+        error.option === 'leaseDurationSeconds' &&
+        /at most the election's leaseDurationSeconds/.test(error.message),
+    );
+    assert.equal(a.election.isLeader(), true);
+    assert.equal(lock.read()!.record.holderIdentity, SELF);
   });
 
   test('a replica that does not lead cannot transfer', async () => {

@@ -10,7 +10,12 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { LeaderElectorSidecar, parseSidecarArgs, type LeaderElector } from 'nest-leader';
+import {
+  InvalidLeaderElectionOptionError,
+  LeaderElectorSidecar,
+  parseSidecarArgs,
+  type LeaderElector,
+} from 'nest-leader';
 import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 import { candidate } from '../core/elector.fixture.js';
 
@@ -265,5 +270,38 @@ describe('nest-leader-elector HTTP servers under hostile requests (real sockets)
     const { record } = lock.read()!;
     assert.equal(record.holderIdentity, 'b');
     assert.equal(record.leaseDurationSeconds, 5);
+  });
+});
+
+describe('--transfer-token-file: refused at start when unusable, never echoing the file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sidecar-token-bad-'));
+  const start = (file: string) =>
+    new LeaderElectorSidecar(
+      parseSidecarArgs(['--election=e', '--transfer-http=:0', `--transfer-token-file=${file}`], {
+        hostname: 'a',
+      }),
+      { lock: new MemoryLock({ name: 'token' }), clock: new ManualClock() },
+    );
+
+  test('a short token, one with spaces, and a missing file name the flag and the rule, not the contents', () => {
+    const short = join(dir, 'short');
+    writeFileSync(short, 'hunter2-secret\n');
+    const spaced = join(dir, 'spaced');
+    writeFileSync(spaced, 'correct horse battery staple\n');
+    for (const [file, rule] of [
+      [short, /at least 16 printable ASCII characters/],
+      [spaced, /without spaces/],
+      [join(dir, 'missing'), /readable file \(reading it failed: ENOENT\)/],
+    ] as const) {
+      assert.throws(
+        () => start(file),
+        (error: unknown) =>
+          error instanceof InvalidLeaderElectionOptionError &&
+          error.option === '--transfer-token-file' &&
+          rule.test(error.message) &&
+          !/hunter2|horse/.test(error.message),
+        file,
+      );
+    }
   });
 });
