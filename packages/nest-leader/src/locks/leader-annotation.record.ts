@@ -12,6 +12,7 @@
  *   seconds (`15.000000000`) or ISO 8601 (`PT15S`).
  */
 import { type LeaseRecord, parseLeaseTime } from './resource-lock.js';
+import { boundedText } from '../format.js';
 
 /** The annotation key client-go and its ports store the record under. */
 export const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
@@ -42,7 +43,8 @@ export function parseLeaderAnnotation(value: string | undefined): ParsedLeaderAn
   try {
     fields = JSON.parse(value);
   } catch (error) {
-    return unreadable(value, `not JSON (${(error as Error).message})`);
+    // The parser quotes the text: a peer's, so one bounded line.
+    return unreadable(value, `not JSON (${boundedText((error as Error).message, 120)})`);
   }
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
     return unreadable(value, `not a JSON object`);
