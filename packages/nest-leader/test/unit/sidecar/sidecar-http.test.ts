@@ -305,3 +305,36 @@ describe('--transfer-token-file: refused at start when unusable, never echoing t
     }
   });
 });
+
+describe('GET /healthz of a failed sidecar: 503 without the internal error text', () => {
+  test('the election loop failed with an internal error: the answer is {"healthy":false}, the reason goes to the log', async () => {
+    const logger = new RecordingLogger();
+    const info = logger.info.bind(logger);
+    logger.info = (message) => {
+      if (String(message).includes('started leading')) {
+        throw new Error('internal state at 0x7f3a: secret=s3cr3t-internal-detail');
+      }
+      info(message);
+    };
+    const clock = new ManualClock();
+    const failed = new LeaderElectorSidecar(
+      parseSidecarArgs(['--election=e', '--http=127.0.0.1:0'], { hostname: 'a' }),
+      { lock: new MemoryLock({ name: 'failed' }), clock, logger },
+    );
+    await failed.start();
+    await clock.advance(0);
+    try {
+      assert.equal(failed.elector.health().healthy, false, 'the loop failed');
+      const answer = await raw(portOf(failed.address), get('/healthz'));
+      assert.equal(answer.status, 503, answer.text);
+      assert.deepEqual(body(answer), { healthy: false });
+      assert.doesNotMatch(answer.text, /s3cr3t|0x7f3a|internal state/);
+      assert.ok(
+        logger.matching('warn', 's3cr3t-internal-detail').length === 1,
+        'the reason is logged once',
+      );
+    } finally {
+      await failed.stop();
+    }
+  });
+});
