@@ -51,6 +51,11 @@ describe('chaos: every fault kind against five replicas on the real API server',
         report.transitions >= TRANSITIONS,
         `only ${report.transitions} transitions before the time limit`,
       );
+      // The slot rules judge something only if slots were due (a run of dispatch-jobs lines).
+      assert.ok(
+        (report.slots?.due ?? 0) > 0,
+        `no dispatch-jobs slot was due: the slot rules judged nothing (report in ${outDir})`,
+      );
       for (const kind of FAULT_KINDS) {
         assert.ok(report.byFault[kind]?.faults, `${kind} was never applied`);
       }

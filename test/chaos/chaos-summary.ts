@@ -34,13 +34,14 @@ export function formatSummary(report: ChaosReport): string {
       `max ${sec(report.namedElection.gapMs.max)} s`
     : '';
   const slots = report.slots
-    ? `\ndispatch-jobs slots (catchUp 'all'): ${report.slots.due} due, ${report.slots.late} run late, ` +
-      `${report.slots.begunTwice} begun twice, ${report.slots.excused} excused (horizon, Lease replaced), ` +
-      `${report.slots.lost} lost`
+    ? `\ndispatch-jobs slots (catchUp 'all'): ${report.slots.due} due, ${report.slots.onTime} on time, ` +
+      `${report.slots.late} caught up, ${report.slots.lost} lost, ${report.slots.begunTwice} begun twice ` +
+      `(${report.slots.redone} redone by a later term), ${report.slots.excused} excused (no leader live ` +
+      `within the horizon, or the Lease deleted)`
     : '';
   const violations =
     report.violations.length === 0
-      ? '0 violations: no overlapping terms, no work after a term ended, tokens increasing, every gap within its bound, no crash or wedge, no scheduled slot lost'
+      ? '0 violations: no overlapping terms, no work after a term ended, tokens increasing, every gap within its bound, no crash or wedge, no scheduled slot lost or unlabelled'
       : `${report.violations.length} VIOLATIONS:\n${report.violations
           .map((v) => `  [${v.kind}] round ${v.round ?? '-'}: ${v.message}`)
           .join('\n')}`;

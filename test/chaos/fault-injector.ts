@@ -11,7 +11,12 @@ import { CoordinationV1Api } from '@kubernetes/client-node';
 import { eventually } from '../support/eventually.js';
 import type { ChaosCluster } from './chaos-cluster.js';
 import type { ChaosFleet, FleetProcess } from './chaos-fleet.js';
-import { type ChaosTimings, type FaultKind, faultDurations } from './fault-kinds.js';
+import {
+  type ChaosTimings,
+  type FaultKind,
+  faultDurations,
+  LEASE_DELETED_AT,
+} from './fault-kinds.js';
 import { ForeignWriter } from './foreign-writer.js';
 
 /** Longest wait for a fault's precondition (every replica caught up), ms. */
@@ -237,6 +242,8 @@ export async function applyFault(
         result.notes.push(`not every replica saw term ${token} before the Lease was deleted`);
       }
       result.blind = 'all';
+      // The checker excuses the scheduled job's slots from here: the ledger goes with the Lease.
+      result.measurements[LEASE_DELETED_AT] = Date.now();
       await cluster.admin
         .makeApiClient(CoordinationV1Api)
         .deleteNamespacedLease({ name: ctx.leaseName, namespace: cluster.namespace });

@@ -67,7 +67,12 @@ export const DRAIN_MS = 150;
 export interface FaultMeasurements {
   /** For API-server faults: from stopping it to /readyz ok again, ms. */
   apiDowntimeMs?: number;
+  /** For `lease-deleted`: when the DELETE was sent, wall ms (the ledger goes with the Lease). */
+  leaseDeletedAt?: number;
 }
+
+/** The key of {@link FaultMeasurements.leaseDeletedAt} in a fault record's measurements. */
+export const LEASE_DELETED_AT = 'leaseDeletedAt' satisfies keyof FaultMeasurements;
 
 /** One fault kind's description, for the report and the README. */
 export interface FaultSpec {

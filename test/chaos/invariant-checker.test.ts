@@ -371,7 +371,7 @@ describe('rule slot-lost: the scheduled job under catch-up all', () => {
   const JOB = { task: 'dispatch-jobs', periodMs: 2000, horizonMs: 60_000 } as const;
 
   /** a runs slots 0, 2 s; is SIGKILLed at 3 s; b takes over at 6.5 s and runs 4 s and 6 s late (unless `drop`). */
-  function failover(drop: number[] = []): ProcessLog[] {
+  function failover(drop: number[] = [], moreOfB: DemoEvent[] = []): ProcessLog[] {
     const late = [4000, 6000].filter((ms) => !drop.includes(ms));
     return [
       proc('a#1', 0, [acquired('a', 1, 0), dispatch('a', 1, 0), dispatch('a', 1, 2000)]),
@@ -379,6 +379,7 @@ describe('rule slot-lost: the scheduled job under catch-up all', () => {
         acquired('b', 2, 6500),
         ...late.map((slot, i) => dispatch('b', 2, slot, 6510 + i * 200)),
         dispatch('b', 2, 8000),
+        ...moreOfB,
       ]),
     ];
   }
@@ -392,10 +393,18 @@ describe('rule slot-lost: the scheduled job under catch-up all', () => {
       verdict.violations.filter((v) => v.kind === 'slot-lost'),
       [],
     );
-    assert.deepEqual(verdict.slots, { due: 5, late: 1, begunTwice: 0, excused: 0, lost: 0 });
+    assert.deepEqual(verdict.slots, {
+      due: 5,
+      onTime: 4,
+      late: 1,
+      begunTwice: 0,
+      redone: 0,
+      excused: 0,
+      lost: 0,
+    });
   });
 
-  it('fires on a slot that never began', () => {
+  it('fires on a slot that never began although a term began within the horizon', () => {
     const verdict = checkChaosRun({
       ...input(failover([4000]), [fault(1, 'sigkill', 3000, 3010)]),
       scheduledJob: JOB,
@@ -403,11 +412,43 @@ describe('rule slot-lost: the scheduled job under catch-up all', () => {
     const lostSlots = verdict.violations.filter((v) => v.kind === 'slot-lost');
     assert.equal(lostSlots.length, 1);
     assert.match(lostSlots[0]!.message, /2026-11-22T12:00:04\.000Z of dispatch-jobs never began/);
+    assert.match(lostSlots[0]!.message, /term 2 of b#2 began 2500 ms after it/);
   });
 
-  it('excuses slots lost with the Lease (deleted or replaced: the ledger was on it)', () => {
+  it('fires on a slot skipped by the leader live at it, however late the next term began', () => {
+    // a leads from 0 to 9 s and skips slot 4 s; b begins at 80 s and catches up the slots of
+    // its 10 s horizon. The old rule excused slot 4 s by that next term's late start.
+    const processes = [
+      proc('a#1', 0, [
+        acquired('a', 1, 0),
+        ...beats('a', 1, 0, 9000),
+        ...[0, 2000, 6000, 8000].map((ms) => dispatch('a', 1, ms)),
+      ]),
+      proc('b#2', 1, [
+        acquired('b', 2, 80_000),
+        ...[70_000, 72_000, 74_000, 76_000, 78_000, 80_000].map((slot, i) =>
+          dispatch('b', 2, slot, 80_010 + i * 10),
+        ),
+      ]),
+    ];
     const verdict = checkChaosRun({
-      ...input(failover([4000, 6000]), [fault(1, 'lease-deleted', 3000, 3010)]),
+      ...input(processes),
+      scheduledJob: { ...JOB, horizonMs: 10_000 },
+    });
+    const lostSlots = verdict.violations.filter((v) => v.kind === 'slot-lost');
+    assert.deepEqual(
+      lostSlots.map((v) => v.message.replace(/ \(.*/, '')),
+      ['slot 2026-11-22T12:00:04.000Z of dispatch-jobs never began'],
+    );
+    assert.match(lostSlots[0]!.message, /term 1 of a#1 was live at it/);
+    assert.equal(verdict.slots?.excused, 30, 'slots 10 s to 68 s: no leader within the horizon');
+  });
+
+  it('excuses the slots from the Lease deletion to the next term (the ledger went with it)', () => {
+    const verdict = checkChaosRun({
+      ...input(failover([4000, 6000]), [
+        fault(1, 'lease-deleted', 2500, 3010, { measurements: { leaseDeletedAt: T0 + 3000 } }),
+      ]),
       scheduledJob: JOB,
     });
     assert.deepEqual(
@@ -417,12 +458,72 @@ describe('rule slot-lost: the scheduled job under catch-up all', () => {
     assert.equal(verdict.slots?.excused, 2);
   });
 
-  it('excuses slots older than the horizon when the next term began', () => {
+  it('does not excuse a slot of a lease-deleted round that a live leader skipped before the deletion', () => {
+    const processes = [
+      proc('a#1', 0, [
+        acquired('a', 1, 0),
+        ...beats('a', 1, 0, 5000),
+        ...[0, 4000].map((ms) => dispatch('a', 1, ms)),
+      ]),
+      proc('b#2', 1, [acquired('b', 2, 8500), dispatch('b', 2, 10_000)]),
+    ];
+    const verdict = checkChaosRun({
+      ...input(processes, [
+        fault(1, 'lease-deleted', 1000, 5010, { measurements: { leaseDeletedAt: T0 + 5000 } }),
+      ]),
+      scheduledJob: JOB,
+    });
+    assert.deepEqual(
+      verdict.violations
+        .filter((v) => v.kind === 'slot-lost')
+        .map((v) => v.message.replace(/ \(.*/, '')),
+      ['slot 2026-11-22T12:00:02.000Z of dispatch-jobs never began'],
+    );
+    assert.equal(verdict.slots?.excused, 2, 'slots 6 s and 8 s: the Lease was gone');
+  });
+
+  it('does not excuse the slots of a foreign-writer round: the writer keeps the ledger', () => {
+    const verdict = checkChaosRun({
+      ...input(failover([4000]), [fault(1, 'foreign-writer', 3000, 3010)]),
+      scheduledJob: JOB,
+    });
+    assert.equal(verdict.slots?.lost, 1);
+  });
+
+  it('excuses a slot when no leader was live from it to the end of its horizon', () => {
     const verdict = checkChaosRun({
       ...input(failover([4000]), [fault(1, 'sigkill', 3000, 3010)]),
       scheduledJob: { ...JOB, horizonMs: 2000 },
     });
     assert.equal(verdict.slots?.lost, 0);
     assert.equal(verdict.slots?.excused, 1);
+  });
+
+  it('flags a run whose line carries no slot', () => {
+    const { slot: _slot, ...unlabelled } = dispatch('b', 2, 10_000);
+    const processes = failover([], [unlabelled]);
+    const verdict = checkChaosRun({
+      ...input(processes, [fault(1, 'sigkill', 3000, 3010)]),
+      scheduledJob: JOB,
+    });
+    assert.deepEqual(
+      verdict.violations.filter((v) => v.kind.includes('slot')).map((v) => [v.kind, v.message]),
+      [
+        [
+          'run-without-slot',
+          'b#2 ran dispatch-jobs in term 2 at 2026-11-22T12:00:10.005Z with no slot on its line',
+        ],
+      ],
+    );
+  });
+
+  it('counts a slot begun again by a later term as redone', () => {
+    const processes = failover([], [dispatch('b', 2, 2000, 6520)]);
+    const verdict = checkChaosRun({
+      ...input(processes, [fault(1, 'sigkill', 3000, 3010)]),
+      scheduledJob: JOB,
+    });
+    assert.equal(verdict.slots?.begunTwice, 1);
+    assert.equal(verdict.slots?.redone, 1);
   });
 });

@@ -10,7 +10,7 @@
  */
 import type { DemoEvent, LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
-import type { FaultKind } from './fault-kinds.js';
+import { type FaultKind, LEASE_DELETED_AT } from './fault-kinds.js';
 
 /** One replica process's log and fate. Times are wall-clock ms (`Date.now()` scale). */
 export interface ProcessLog {
@@ -93,10 +93,11 @@ export interface ChaosInput {
   endedAt: number;
   /**
    * A leader-only recurring job with a catch-up policy of `'all'` (the demo's `dispatch-jobs`):
-   * its work lines carry their `slot`, and every slot from the first to the last must have
-   * begun at least once (rule `slot-lost`), except slots older than `horizonMs` when a leader
-   * next began a term, and slots of a round whose fault deletes or replaces the Lease (the
-   * ledger lives on it).
+   * its work lines must carry their `slot` (rule `run-without-slot`), and every slot from the
+   * first to the last must have begun at least once (rule `slot-lost`) — the library README's
+   * guarantee — except a slot at which no leader was live, from the slot's time to `horizonMs`
+   * after it, and a slot at which the ledger was gone (a `lease-deleted` fault's deletion, to
+   * the start of the next term).
    */
   scheduledJob?: { task: LeaderWorkEvent['task']; periodMs: number; horizonMs: number };
 }
@@ -134,6 +135,7 @@ export interface TransitionRecord {
 
 export type ViolationKind =
   | 'slot-lost'
+  | 'run-without-slot'
   | 'overlapping-terms'
   | 'work-after-term-ended'
   | 'token-not-increasing'
@@ -162,17 +164,24 @@ export interface ChaosVerdict {
 /** What happened to the slots of the input's `scheduledJob`. */
 export interface SlotFigures {
   due: number;
-  /** Slots whose first run began more than one period after the slot. */
+  /** Slots whose first run began within one period of the slot. */
+  onTime: number;
+  /** Slots whose first run began more than one period after the slot (a catch-up). */
   late: number;
   /** Slots that began more than once (a redo, or a run before and after a failover). */
   begunTwice: number;
-  /** Missing slots excused: past the horizon, or lost with the Lease. */
+  /** Of those, slots begun again under a later term's token (a new leader's redo). */
+  redone: number;
+  /** Missing slots excused: no leader live from the slot to its horizon, or the ledger gone. */
   excused: number;
   lost: number;
 }
 
-/** Faults that delete or replace the Lease, and the schedule ledger on it. */
-const LEDGER_LOSING_FAULTS: readonly FaultKind[] = ['lease-deleted', 'foreign-writer'];
+/**
+ * The fault that deletes the Lease, and the schedule ledger on it (a foreign writer only
+ * relabels the Lease: its writes keep the annotation that holds the ledger).
+ */
+const LEDGER_LOSING_FAULT: FaultKind = 'lease-deleted';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -518,9 +527,14 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
 }
 
 /**
- * Rule `slot-lost`: every slot of the scheduled job from the first begun to the last begun has
- * begun at least once, unless no leader began a term within the horizon after it, or it fell
- * in a round whose fault took the ledger with the Lease.
+ * Rules `slot-lost` and `run-without-slot`. Every slot of the scheduled job from the first
+ * begun to the last begun has begun at least once (the README's guarantee under catch-up
+ * `'all'`), unless no leader was live at any time from the slot to `horizonMs` after it (a
+ * term live at the slot runs it on time; one that began within the horizon catches it up), or
+ * the ledger was gone at the slot: from a `lease-deleted` fault's deletion (its
+ * {@link LEASE_DELETED_AT} measurement, else the round's start) to the start of the first term
+ * after it, which began on a Lease without the ledger. A run of the job whose line carries no
+ * slot cannot be judged, and is itself a violation.
  */
 function checkSlots(
   input: ChaosInput,
@@ -530,41 +544,72 @@ function checkSlots(
 ): SlotFigures {
   const { task, periodMs, horizonMs } = input.scheduledJob!;
   const firstBegun = new Map<number, number>();
-  const begun = new Map<number, number>();
+  const tokens = new Map<number, number[]>();
   for (const p of input.processes) {
     for (const event of p.events) {
-      if (!isWork(event) || event.task !== task || event.slot === undefined) continue;
-      const slot = Date.parse(event.slot);
+      if (!isWork(event) || event.task !== task) continue;
       const at = Date.parse(event.at);
-      begun.set(slot, (begun.get(slot) ?? 0) + 1);
+      if (event.slot === undefined) {
+        violations.push({
+          kind: 'run-without-slot',
+          at,
+          round: roundAt(faults, at)?.round,
+          message: `${p.instance} ran ${task} in term ${event.leaseTransitions} at ${event.at} with no slot on its line`,
+        });
+        continue;
+      }
+      const slot = Date.parse(event.slot);
+      tokens.set(slot, [...(tokens.get(slot) ?? []), event.leaseTransitions]);
       firstBegun.set(slot, Math.min(firstBegun.get(slot) ?? Infinity, at));
     }
   }
-  const figures: SlotFigures = { due: 0, late: 0, begunTwice: 0, excused: 0, lost: 0 };
-  if (begun.size === 0) return figures;
-  const first = Math.min(...begun.keys());
-  const last = Math.max(...begun.keys());
+  const figures: SlotFigures = {
+    due: 0,
+    onTime: 0,
+    late: 0,
+    begunTwice: 0,
+    redone: 0,
+    excused: 0,
+    lost: 0,
+  };
+  if (tokens.size === 0) return figures;
+  const ledgerLost = faults
+    .filter((f) => f.kind === LEDGER_LOSING_FAULT)
+    .map((f) => {
+      const fromAt = f.measurements?.[LEASE_DELETED_AT] ?? f.startAt;
+      const next = terms.find((t) => t.start > fromAt);
+      return { fromAt, untilAt: next?.start ?? Infinity };
+    });
+  const first = Math.min(...tokens.keys());
+  const last = Math.max(...tokens.keys());
   for (let slot = first; slot <= last; slot += periodMs) {
     figures.due += 1;
-    const count = begun.get(slot) ?? 0;
-    if (count > 1) figures.begunTwice += 1;
-    if (count > 0) {
+    const runs = tokens.get(slot) ?? [];
+    if (runs.length > 1) figures.begunTwice += 1;
+    if (new Set(runs).size > 1) figures.redone += 1;
+    if (runs.length > 0) {
       if (firstBegun.get(slot)! - slot > periodMs) figures.late += 1;
+      else figures.onTime += 1;
       continue;
     }
-    const nextTerm = terms.find((t) => (t.acquiredAt ?? t.start) > slot);
-    const round = roundAt(faults, slot);
-    const pastHorizon = nextTerm !== undefined && nextTerm.start - slot > horizonMs;
-    if (pastHorizon || (round && LEDGER_LOSING_FAULTS.includes(round.kind))) {
+    const leaderLive = terms.some((t) => t.start <= slot + horizonMs && t.end >= slot);
+    const ledgerGone = ledgerLost.some((l) => l.fromAt <= slot && slot <= l.untilAt);
+    if (!leaderLive || ledgerGone) {
       figures.excused += 1;
       continue;
     }
     figures.lost += 1;
+    const live = terms.find((t) => t.start <= slot && t.end >= slot);
+    const next = terms.find((t) => t.start > slot && t.start <= slot + horizonMs);
     violations.push({
       kind: 'slot-lost',
       at: slot,
-      round: round?.round,
-      message: `slot ${iso(slot)} of ${task} never began (catch-up 'all'; the next term began at ${nextTerm ? iso(nextTerm.start) : 'no time'})`,
+      round: roundAt(faults, slot)?.round,
+      message:
+        `slot ${iso(slot)} of ${task} never began (catch-up 'all'), although ` +
+        (live
+          ? `term ${live.token} of ${live.instance} was live at it`
+          : `term ${next!.token} of ${next!.instance} began ${Math.round(next!.start - slot)} ms after it, within the ${horizonMs} ms horizon`),
     });
   }
   return figures;
