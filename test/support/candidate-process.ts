@@ -8,7 +8,10 @@
  *   `--fenced-db` in `extraArgs`, also a fenced writer; with `--work-units`, a leader doing units
  *   of work), or `test/support/scheduled-job-candidate.ts` (`program`);
  * - `python`: `test/python/candidate.py` (the official Python client's
- *   `kubernetes.leaderelection`, from the virtualenv of `ensurePythonClient()`).
+ *   `kubernetes.leaderelection`, from the virtualenv of `ensurePythonClient()`);
+ * - `unsafe`: `test/support/unsafe-candidate.ts`, deliberately wrong (expiry by the remote
+ *   renewTime against its own wall clock, never stepping down at renewDeadline): the checkers'
+ *   positive control.
  *
  * All take the same flags and print the same JSON-lines events ({@link CandidateEvent}) stamped
  * with CLOCK_MONOTONIC ({@link monotonicNowMs}), so events of all processes and of the test
@@ -28,8 +31,11 @@ import { ensurePythonClient, PYTHON_DIR } from './python-client.js';
 /** The Lease elections compared side by side (tests, benchmarks): client-go's and ours. */
 export type Implementation = 'client-go' | 'nest-leader';
 
-/** Which leader election a candidate process runs: one of those, or the Python client's. */
-export type CandidateImplementation = Implementation | 'python';
+/**
+ * Which leader election a candidate process runs: one of those, the Python client's, or the
+ * deliberately unsafe one of the positive controls.
+ */
+export type CandidateImplementation = Implementation | 'python' | 'unsafe';
 
 /** One JSON line a candidate process prints. */
 export interface CandidateEvent {
@@ -48,8 +54,9 @@ export interface CandidateEvent {
    * nest-leader `--fenced-db` only: `write-window` — past its gate with fencing token `token`,
    * it waits to write until its `--pause-file` is gone; `write-accepted`, `write-rejected` —
    * its ledger write `entry` under `token` was accepted, or refused by the database (`error`).
-   * nest-leader `--work-units` only: `unit-done`, `unit-refused` — unit of work `unit` of the
-   * term with fencing token `token` ran, or was refused because its term check failed.
+   * nest-leader `--work-units` and `unsafe` only: `unit-done`, `unit-refused` — unit of work
+   * `unit` of the term with fencing token `token` ran, or was refused because its term check
+   * failed (`unsafe` never checks, never refuses).
    */
   event:
     | 'ready'
@@ -82,7 +89,7 @@ export interface CandidateEvent {
   level?: string;
   /** `log`: the library's message. */
   message?: string;
-  /** nest-leader `started`/`stopped`: the term's leaseTransitions. */
+  /** nest-leader and `unsafe` `started`/`stopped`: the term's leaseTransitions. */
   leaseTransitions?: number;
   /** `slot-*`: the slot's scheduled time, epoch ms. */
   slotMs?: number;
@@ -184,6 +191,7 @@ const CLIENT_GO_SCRIPT = join(repoRoot, 'scripts/client-go-candidate.sh');
 const NEST_LEADER_MAIN = fileURLToPath(new URL('./nest-leader-candidate.js', import.meta.url));
 const SCHEDULED_APP_MAIN = fileURLToPath(new URL('./scheduled-job-candidate.js', import.meta.url));
 const PYTHON_MAIN = join(PYTHON_DIR, 'candidate.py');
+const UNSAFE_MAIN = fileURLToPath(new URL('./unsafe-candidate.js', import.meta.url));
 
 let clientGoBinary: Promise<string> | undefined;
 /** The virtualenv's python, resolved (built if needed) once per process. */
@@ -315,6 +323,8 @@ export class CandidateProcess {
     let command: string[];
     if (options.implementation === 'client-go') {
       command = [await buildClientGoCandidate(), ...args];
+    } else if (options.implementation === 'unsafe') {
+      command = [process.execPath, UNSAFE_MAIN, ...args];
     } else if (options.implementation === 'python') {
       pythonInterpreter ??= ensurePythonClient();
       command = [await pythonInterpreter, PYTHON_MAIN, ...args];

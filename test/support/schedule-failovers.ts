@@ -1,8 +1,9 @@
 /**
  * Failovers of a fleet of `scheduled-job-app` candidates (a Nest application with one
  * leader-only `@Cron('* * * * * *')` job, see `scheduled-job-candidate.ts`), the leader killed
- * around its ticks, and what the fleet's record of side effects shows afterwards: slots due,
- * run on time, caught up, lost, run twice, effects written twice.
+ * before, during and after its runs, and what the fleet's record shows afterwards: every run
+ * (slot, token, begun, completed) beside the recipe's table of effects — slots due, run on time,
+ * caught up, lost, run twice and why, effects written twice, stale writes refused or accepted.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,25 +11,49 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CatchUpPolicy, LeaderElectionTimings } from 'nest-leader';
-import { CandidateProcess, describeProcesses, leadingProcess } from './candidate-process.js';
+import {
+  type CandidateEvent,
+  CandidateProcess,
+  describeProcesses,
+  leadingProcess,
+} from './candidate-process.js';
 import { eventually, found } from './eventually.js';
 import { monotonicNowMs } from './monotonic-time.js';
 
-/** How one failover is caused: the signal, and when relative to the leader's tick, ms. */
+/** When, relative to the leader's run of a slot, a failover's signal is sent. */
+export type FailoverMoment = 'before' | 'during' | 'after';
+
+/** How one failover is caused: the signal, and when relative to the leader's run. */
 export interface FailoverFault {
   signal: 'SIGKILL' | 'SIGTERM' | 'SIGSTOP';
-  /** Offset from a slot's scheduled time: < 0 before the tick, 0–`jobMs` during the run, after. */
-  offsetMs: number;
+  /**
+   * `before`: 150 ms before a slot (the tick); `during`: half-way through a run, once the
+   * leader announced its `slot-begun`; `after`: 200 ms after a run's `slot-done`.
+   */
+  moment: FailoverMoment;
 }
 
-/** The faults in turn: each signal before, during and after a run (9 combinations). */
-export function faultSchedule(count: number, jobMs: number): FailoverFault[] {
-  const signals = ['SIGKILL', 'SIGTERM', 'SIGSTOP'] as const;
-  const offsets = [-150, Math.round(jobMs / 2), jobMs + 200];
-  return Array.from({ length: count }, (_, i) => ({
-    signal: signals[i % 3]!,
-    offsetMs: offsets[Math.floor(i / 3) % 3]!,
-  }));
+/**
+ * The faults in turn: the 9 combinations of signal and moment, ordered so that any 3
+ * consecutive failovers use all three signals and the first 3 and the first 6 use all three
+ * moments (CI's short mode runs 6), with SIGSTOP during a run — the woken leader's stale
+ * write the fence must refuse — among the first 3.
+ */
+const ROTATION: readonly FailoverFault[] = [
+  { signal: 'SIGKILL', moment: 'before' },
+  { signal: 'SIGTERM', moment: 'after' },
+  { signal: 'SIGSTOP', moment: 'during' },
+  { signal: 'SIGKILL', moment: 'after' },
+  { signal: 'SIGTERM', moment: 'during' },
+  { signal: 'SIGSTOP', moment: 'before' },
+  { signal: 'SIGKILL', moment: 'during' },
+  { signal: 'SIGTERM', moment: 'before' },
+  { signal: 'SIGSTOP', moment: 'after' },
+];
+
+/** The first `count` faults of the rotation (repeated). */
+export function faultSchedule(count: number): FailoverFault[] {
+  return Array.from({ length: count }, (_, i) => ROTATION[i % ROTATION.length]!);
 }
 
 export interface ScheduleFailoverOptions {
@@ -46,35 +71,88 @@ export interface ScheduleFailoverOptions {
   log?: (line: string) => void;
 }
 
+/** One run of a slot, as the record shows it (`runs`). */
+export interface SlotRun {
+  slotMs: number;
+  token: number;
+  writer: string;
+  /** Wall clock when it began, ms. */
+  startedMs: number;
+  /** CLOCK_MONOTONIC when it began, when its effect was written or found written, or refused. */
+  startedMonoMs: number;
+  completedMonoMs: number | null;
+  refusedMonoMs: number | null;
+}
+
+/**
+ * Why a slot ran again, judged from the runs' own times and the end of the earlier run's term
+ * (CLOCK_MONOTONIC: SIGKILL or SIGSTOP sent; SIGTERMed leader's exit, after its drain and
+ * release; else its `stopped`). The README's two cases: `completed-before-crash` — the
+ * earlier run completed less than one retryPeriodSeconds before its term ended by a crash or
+ * pause (the renewal that would carry it never came); `begun-not-completed` — it had not
+ * completed when its term ended. Anything else is `unexplained`: two runs in one term, a later
+ * run begun before the earlier term ended, or a redo of a run completed earlier (or before a
+ * graceful stop, whose release carries the ledger).
+ */
+export interface SlotRedo {
+  slot: string;
+  kind: 'completed-before-crash' | 'begun-not-completed' | 'unexplained';
+  earlier: SlotRun;
+  later: SlotRun;
+  /** When the earlier run's term ended (CLOCK_MONOTONIC ms), if known. */
+  termEndedMonoMs: number | undefined;
+}
+
+/** One failover as the harness caused it. */
+export interface FailoverRecord extends FailoverFault {
+  /** The leader's identity and the token of its term when the signal was sent. */
+  leader: string;
+  token: number;
+  /** Wall clock when the signal was sent, and when the successor's term began, ms. */
+  signalledAt: number;
+  successorStartedAt: number;
+}
+
 /** What the record of side effects shows after a run. */
 export interface ScheduleFailoverFigures {
   policy: CatchUpPolicy;
   failovers: number;
   bySignal: Record<FailoverFault['signal'], number>;
-  /** Every slot from the first effect to the last, one a second. */
+  byMoment: Record<FailoverMoment, number>;
+  /** Every slot from the first run to the last, one a second. */
   slotsDue: number;
-  /** Slots with their effect whose first run began within 1 s of the scheduled time. */
+  /** Slots whose first run began within 1 s of the scheduled time. */
   ranOnTime: number;
-  /** Slots with their effect whose first run began later (a new leader's catch-up). */
+  /** Slots whose first run began later (a new leader's catch-up). */
   caughtUp: number;
-  /** Due slots with no effect. */
+  /** Due slots no run ever began: the README's "at least once" says none under `'all'`. */
   lost: number;
-  /** Slots that ran more than once (redone after a failover; the effect was then found written). */
+  /** Due slots with no effect written. */
+  withoutEffect: number;
+  /** Slots that began more than once. */
   ranTwice: number;
+  /** Every later run of a slot, classified ({@link SlotRedo}). */
+  redos: SlotRedo[];
   /** Slots with more than one effect: must be 0 (keyed by slot, fenced by the token). */
   effectsTwice: number;
   /** Effects the fence refused (a deposed leader's late write). */
   refusedByFence: number;
-  /** Failover time, kill → new leader's `started`, ms: median and max. */
+  /** Effects accepted under a token lower than one accepted before them: must be 0. */
+  staleAccepted: number;
+  /** Failover time, signal → new leader's `started`, ms: median and max. */
   failoverMs: { median: number; max: number };
   /** The lost slots (ISO), at most 20, for failure messages. */
   lostSlots: string[];
+  /** Every process's events (all ever spawned), for the checkers. */
+  processes: { identity: string; events: readonly CandidateEvent[] }[];
+  faults: FailoverRecord[];
 }
 
 /**
  * Starts the fleet, causes `failovers` failovers (signals in turn: SIGKILL → a replacement
- * process; SIGTERM → graceful handover, then a replacement; SIGSTOP → SIGCONT once another
- * leads), stops the followers and then the leader (SIGTERM), and reads the record.
+ * process; SIGTERM → graceful handover, then a replacement; SIGSTOP → SIGCONT once the
+ * successor has written an effect, so the stopped run's write comes late), stops the
+ * followers and then the leader (SIGTERM), and reads the record.
  * @throws Error when no new leader appears after a fault (with the processes' logs).
  */
 export async function runScheduleFailovers(
@@ -85,9 +163,10 @@ export async function runScheduleFailovers(
   const dir = mkdtempSync(join(tmpdir(), 'nest-leader-slots-'));
   const dbPath = join(dir, 'effects.db');
   const fleet: CandidateProcess[] = [];
+  const everyone: CandidateProcess[] = [];
   let spawned = 0;
   const spawnOne = async (): Promise<CandidateProcess> => {
-    return CandidateProcess.startReady(
+    const candidate = await CandidateProcess.startReady(
       {
         implementation: 'nest-leader',
         program: 'scheduled-job-app',
@@ -100,27 +179,63 @@ export async function runScheduleFailovers(
       },
       fleet,
     );
+    everyone.push(candidate);
+    return candidate;
   };
   const leaseMs = timings.leaseDurationSeconds * 1000;
   const waitMs = 2 * leaseMs + 4 * timings.retryPeriodSeconds * 1000 + 10_000;
   const failoverMs: number[] = [];
   const bySignal = { SIGKILL: 0, SIGTERM: 0, SIGSTOP: 0 };
+  const byMoment = { before: 0, during: 0, after: 0 };
+  const faults: FailoverRecord[] = [];
+  /** Token → when its leader stopped writing the Lease (CLOCK_MONOTONIC ms), and how. */
+  const termEnds = new Map<number, TermEnd>();
+  const termOf = (leader: CandidateProcess) => leader.termStarted!.leaseTransitions!;
+  const stopGracefully = async (leader: CandidateProcess) => {
+    const token = termOf(leader);
+    leader.kill('SIGTERM');
+    termEnds.set(token, { atMonoMs: (await leader.exited).monotonicMs, graceful: true });
+  };
   try {
     for (let i = 0; i < (options.replicas ?? 3); i++) await spawnOne();
     await leadingProcess(fleet, waitMs);
     await sleep(2000);
-    for (const [index, fault] of faultSchedule(options.failovers, jobMs).entries()) {
+    for (const [index, fault] of faultSchedule(options.failovers).entries()) {
       const leader = await leadingProcess(fleet, waitMs);
-      await sleepUntilSlotOffset(fault.offsetMs);
+      const token = termOf(leader);
+      await waitForMoment(leader, fault.moment, jobMs);
+      const signalledAt = Date.now();
       const killedMs = monotonicNowMs();
-      process.kill(leader.pid!, fault.signal);
+      if (fault.signal === 'SIGTERM') {
+        void stopGracefully(leader);
+      } else {
+        process.kill(leader.pid!, fault.signal);
+        termEnds.set(token, { atMonoMs: killedMs, graceful: false });
+      }
       const successor = await waitForSuccessor(fleet, leader, killedMs, waitMs);
       const started = successor.events.find(
         (e) => e.event === 'started' && e.monotonicMs > killedMs,
       )!;
       failoverMs.push(started.monotonicMs - killedMs);
       bySignal[fault.signal]++;
+      byMoment[fault.moment]++;
+      faults.push({
+        ...fault,
+        leader: leader.identity,
+        token,
+        signalledAt,
+        successorStartedAt: Date.parse(started.time),
+      });
       if (fault.signal === 'SIGSTOP') {
+        // Wake it only once the successor has written an effect: the stopped run (if any)
+        // then writes under a token older than the newest the store has seen.
+        await successor.waitFor(
+          (e) =>
+            (e.event === 'slot-done' || e.event === 'slot-refused') &&
+            e.monotonicMs > started.monotonicMs,
+          waitMs,
+          "the successor's first effect",
+        );
         process.kill(leader.pid!, 'SIGCONT');
       } else {
         await leader.exited;
@@ -128,7 +243,7 @@ export async function runScheduleFailovers(
         await spawnOne();
       }
       options.log?.(
-        `failover ${index + 1}/${options.failovers} (${policy}): ${fault.signal} at slot${fault.offsetMs >= 0 ? '+' : ''}${fault.offsetMs} ms → ${successor.identity} in ${Math.round(started.monotonicMs - killedMs)} ms`,
+        `failover ${index + 1}/${options.failovers} (${policy}): ${fault.signal} ${fault.moment} a run → ${successor.identity} in ${Math.round(started.monotonicMs - killedMs)} ms`,
       );
       // A few slots under the new leader (its catch-up included) before the next fault.
       await sleep(2500);
@@ -137,17 +252,48 @@ export async function runScheduleFailovers(
     const last = await leadingProcess(fleet, waitMs);
     await sleep(1500);
     await Promise.all(fleet.filter((p) => p !== last).map((p) => p.dispose()));
-    last.kill('SIGTERM');
-    await last.exited;
+    await stopGracefully(last);
+    // A term that ended without a fault (a renewal lost under load) ended at its `stopped`.
+    for (const p of everyone) {
+      for (const e of p.eventsWhere((e) => e.event === 'stopped')) {
+        if (!termEnds.has(e.leaseTransitions!)) {
+          termEnds.set(e.leaseTransitions!, { atMonoMs: e.monotonicMs, graceful: false });
+        }
+      }
+    }
     return {
-      ...judge(dbPath, policy, options.failovers),
+      ...judge(dbPath, policy, options.failovers, termEnds, timings.retryPeriodSeconds * 1000),
       bySignal,
+      byMoment,
       failoverMs: summary(failoverMs),
+      processes: everyone.map((p) => ({ identity: p.identity, events: [...p.events] })),
+      faults,
     };
   } finally {
     await Promise.all(fleet.map((p) => p.dispose()));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Waits for `moment` of `leader`'s runs: 150 ms before a slot, half-way through a run it
+ * announced, or 200 ms after a run it completed.
+ */
+async function waitForMoment(
+  leader: CandidateProcess,
+  moment: FailoverMoment,
+  jobMs: number,
+): Promise<void> {
+  if (moment === 'before') return sleepUntilSlotOffset(-150);
+  const sinceMs = monotonicNowMs();
+  const event = moment === 'during' ? 'slot-begun' : 'slot-done';
+  const seen = await leader.waitFor(
+    (e) => e.event === event && e.monotonicMs > sinceMs,
+    5000,
+    `a ${event} to time the fault`,
+  );
+  const targetMs = seen.monotonicMs + (moment === 'during' ? jobMs / 2 : 200);
+  await sleep(Math.max(0, targetMs - monotonicNowMs()));
 }
 
 async function waitForSuccessor(
@@ -179,46 +325,113 @@ async function sleepUntilSlotOffset(offsetMs: number): Promise<void> {
   await sleep(target - now);
 }
 
+/** When a term's leader stopped writing the Lease, and whether by a graceful stop. */
+interface TermEnd {
+  /** CLOCK_MONOTONIC ms: SIGKILL/SIGSTOP sent, the SIGTERMed process's exit, or `stopped`. */
+  atMonoMs: number;
+  /** SIGTERM: drained and released, the release write carrying the ledger. */
+  graceful: boolean;
+}
+
+/**
+ * Classifies the later run of a slot by the earlier one ({@link SlotRedo}). After a graceful
+ * stop only an uncompleted run may be redone: the release write carries the ledger.
+ */
+function classifyRedo(
+  earlier: SlotRun,
+  later: SlotRun,
+  termEnds: ReadonlyMap<number, TermEnd>,
+  retryPeriodMs: number,
+): SlotRedo {
+  const end = termEnds.get(earlier.token);
+  const redo = {
+    slot: new Date(earlier.slotMs).toISOString(),
+    earlier,
+    later,
+    termEndedMonoMs: end?.atMonoMs,
+  };
+  // Two runs of one term, or a later run begun before the earlier one's term ended: no redo.
+  if (!end || later.token <= earlier.token || later.startedMonoMs < end.atMonoMs) {
+    return { ...redo, kind: 'unexplained' };
+  }
+  const completed = earlier.completedMonoMs;
+  if (completed === null || completed > end.atMonoMs) {
+    return { ...redo, kind: 'begun-not-completed' };
+  }
+  const crashedSoonAfter = !end.graceful && end.atMonoMs - completed < retryPeriodMs;
+  return { ...redo, kind: crashedSoonAfter ? 'completed-before-crash' : 'unexplained' };
+}
+
 function judge(
   dbPath: string,
   policy: CatchUpPolicy,
   failovers: number,
-): Omit<ScheduleFailoverFigures, 'bySignal' | 'failoverMs'> {
+  termEnds: ReadonlyMap<number, TermEnd>,
+  retryPeriodMs: number,
+): Omit<ScheduleFailoverFigures, 'bySignal' | 'byMoment' | 'failoverMs' | 'processes' | 'faults'> {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   try {
-    const effects = db
-      .prepare('SELECT slot_ms AS slot, COUNT(*) AS n FROM effects GROUP BY slot_ms')
-      .all() as { slot: number; n: number }[];
-    const attempts = db
+    const runs = db
       .prepare(
-        'SELECT slot_ms AS slot, COUNT(*) AS n, MIN(started_ms) AS first FROM attempts GROUP BY slot_ms',
+        `SELECT slot_ms AS slotMs, token, writer, started_ms AS startedMs,
+           started_mono_ms AS startedMonoMs, completed_mono_ms AS completedMonoMs,
+           refused_mono_ms AS refusedMonoMs
+         FROM runs ORDER BY started_mono_ms`,
       )
-      .all() as { slot: number; n: number; first: number }[];
+      .all() as unknown as SlotRun[];
+    const effects = db
+      .prepare('SELECT slot_ms AS slot, token FROM effects ORDER BY rowid')
+      .all() as { slot: number; token: number }[];
     const refused = db
       .prepare("SELECT COUNT(*) AS n FROM refusals WHERE error LIKE '%stale fencing token%'")
       .get() as { n: number };
-    const withEffect = new Set(effects.map((e) => e.slot));
-    const first = Math.min(...withEffect);
-    const last = Math.max(...withEffect);
+    const runsOf = new Map<number, SlotRun[]>();
+    for (const run of runs) runsOf.set(run.slotMs, [...(runsOf.get(run.slotMs) ?? []), run]);
+    const effectsOf = new Map<number, number>();
+    let newestToken = -Infinity;
+    let staleAccepted = 0;
+    for (const e of effects) {
+      effectsOf.set(e.slot, (effectsOf.get(e.slot) ?? 0) + 1);
+      if (e.token < newestToken) staleAccepted++;
+      newestToken = Math.max(newestToken, e.token);
+    }
+    const first = Math.min(...runsOf.keys());
+    const last = Math.max(...runsOf.keys());
     const lostSlots: string[] = [];
     let slotsDue = 0;
+    let ranOnTime = 0;
+    let caughtUp = 0;
+    let withoutEffect = 0;
+    let ranTwice = 0;
+    const redos: SlotRedo[] = [];
     for (let slot = first; slot <= last; slot += 1000) {
       slotsDue++;
-      if (!withEffect.has(slot)) lostSlots.push(new Date(slot).toISOString());
+      if (!effectsOf.has(slot)) withoutEffect++;
+      const slotRuns = runsOf.get(slot) ?? [];
+      if (slotRuns.length === 0) {
+        lostSlots.push(new Date(slot).toISOString());
+        continue;
+      }
+      if (slotRuns[0]!.startedMs - slot < 1000) ranOnTime++;
+      else caughtUp++;
+      if (slotRuns.length > 1) ranTwice++;
+      for (let i = 1; i < slotRuns.length; i++) {
+        redos.push(classifyRedo(slotRuns[i - 1]!, slotRuns[i]!, termEnds, retryPeriodMs));
+      }
     }
-    // Slots with their effect, by whether their first run began on time.
-    const due = attempts.filter((a) => withEffect.has(a.slot));
-    const ranOnTime = due.filter((a) => a.first - a.slot < 1000).length;
     return {
       policy,
       failovers,
       slotsDue,
       ranOnTime,
-      caughtUp: due.length - ranOnTime,
+      caughtUp,
       lost: lostSlots.length,
-      ranTwice: due.filter((a) => a.n > 1).length,
-      effectsTwice: effects.filter((e) => e.n > 1).length,
+      withoutEffect,
+      ranTwice,
+      redos,
+      effectsTwice: [...effectsOf.values()].filter((n) => n > 1).length,
       refusedByFence: refused.n,
+      staleAccepted,
       lostSlots: lostSlots.slice(0, 20),
     };
   } finally {

@@ -9,10 +9,14 @@
  *   --db PATH                  the job's own record of side effects (SQLite, shared by the fleet)
  *   --job-ms N                 how long a run works between its start and its effect (default 300)
  *
- * Each run records an attempt (unfenced: every run that started), works `--job-ms`, then writes
- * its effect the way the README's "Schedule ledger" tells users to: keyed by the slot
- * (`currentSlot()`: job + scheduledAt), skipped if that slot already has one, refused by the
- * database if a newer fencing token has written (`examples/fenced-ledger.ts`'s trigger).
+ * Each run is recorded in `runs` beside the recipe's `effects` table (unfenced: every run that
+ * began — slot, token, when it began, and when it completed or its effect was refused), works
+ * `--job-ms`, then writes its effect the way the README's "Schedule ledger" tells users to, in
+ * one transaction: refused if a newer fencing token has written an effect (checked first, so a
+ * woken stale leader is refused even for a slot its successor already redid; the insert trigger
+ * of `examples/fenced-ledger.ts` too), else keyed by the slot (`currentSlot()`: job +
+ * scheduledAt) and skipped if that slot already has one. Times in `runs`: `started_ms` wall
+ * clock (to compare with the slot), `*_mono_ms` CLOCK_MONOTONIC (the harness's clock).
  * SIGTERM closes the application (drain, then release) and exits 0.
  */
 import 'reflect-metadata';
@@ -70,9 +74,11 @@ function openRecord(path: string): DatabaseSync {
   db.exec(`
     PRAGMA busy_timeout = 5000;
     PRAGMA journal_mode = WAL;
-    CREATE TABLE IF NOT EXISTS attempts (
+    CREATE TABLE IF NOT EXISTS runs (
+      id INTEGER PRIMARY KEY,
       slot_ms INTEGER NOT NULL, token INTEGER NOT NULL, writer TEXT NOT NULL,
-      started_ms INTEGER NOT NULL
+      started_ms INTEGER NOT NULL, started_mono_ms REAL NOT NULL,
+      completed_mono_ms REAL, refused_mono_ms REAL
     );
     CREATE TABLE IF NOT EXISTS effects (
       slot_ms INTEGER NOT NULL, token INTEGER NOT NULL, writer TEXT NOT NULL
@@ -95,17 +101,20 @@ class SlotJob {
   async tick(): Promise<void> {
     const slot = currentSlot()!;
     const slotMs = slot.scheduledAt.getTime();
-    db.prepare('INSERT INTO attempts (slot_ms, token, writer, started_ms) VALUES (?, ?, ?, ?)').run(
-      slotMs,
-      slot.token,
-      identity,
-      Date.now(),
-    );
+    const run = db
+      .prepare(
+        'INSERT INTO runs (slot_ms, token, writer, started_ms, started_mono_ms) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(slotMs, slot.token, identity, Date.now(), monotonicNowMs());
     emit('slot-begun', { slotMs, token: slot.token });
     await sleep(jobMs);
-    // The effect, exactly once per slot: keyed by the slot, fenced by the token.
+    // The effect, exactly once per slot: fenced by the token, keyed by the slot.
     try {
       db.exec('BEGIN IMMEDIATE');
+      const { newest } = db.prepare('SELECT MAX(token) AS newest FROM effects').get() as {
+        newest: number | null;
+      };
+      if (newest !== null && slot.token < newest) throw new Error('stale fencing token');
       const done = db.prepare('SELECT 1 FROM effects WHERE slot_ms = ?').get(slotMs);
       if (!done) {
         db.prepare('INSERT INTO effects (slot_ms, token, writer) VALUES (?, ?, ?)').run(
@@ -114,11 +123,19 @@ class SlotJob {
           identity,
         );
       }
+      db.prepare('UPDATE runs SET completed_mono_ms = ? WHERE id = ?').run(
+        monotonicNowMs(),
+        run.lastInsertRowid,
+      );
       db.exec('COMMIT');
       emit('slot-done', { slotMs, token: slot.token, alreadyDone: Boolean(done) });
     } catch (error) {
       db.exec('ROLLBACK');
       const message = (error as Error).message;
+      db.prepare('UPDATE runs SET refused_mono_ms = ? WHERE id = ?').run(
+        monotonicNowMs(),
+        run.lastInsertRowid,
+      );
       db.prepare('INSERT INTO refusals (slot_ms, token, writer, error) VALUES (?, ?, ?, ?)').run(
         slotMs,
         slot.token,
