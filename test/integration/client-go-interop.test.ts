@@ -182,7 +182,7 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
 
     assertSingleLeader(
       processes.filter((p) => p.leaseName === leaseName),
-      sampler.samples,
+      sampler,
     );
     for (const h of handovers) {
       const ms = h.startedMs - h.killedMs;
@@ -241,7 +241,7 @@ describe('interoperating with client-go on one Lease (real processes, real kube-
     }
     assertSingleLeader(
       processes.filter((p) => p.leaseName === leaseName),
-      sampler.samples,
+      sampler,
     );
     assert.equal(winners.length, 4);
   });

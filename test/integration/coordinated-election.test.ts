@@ -20,11 +20,9 @@ import { eventually, found } from '../support/eventually.js';
 import { CandidateProcess, leaseTarget } from '../support/candidate-process.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import {
-  decreasingTransitions,
+  assertSingleLeader,
   leadershipIntervals,
   LeaseSampler,
-  overlappingIntervals,
-  samplesContradictingIntervals,
 } from '../support/leadership-timeline.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 import type { LeaderElectionTimings } from 'nest-leader';
@@ -91,17 +89,6 @@ describe('preferredHolder and coordinated leader election (real kube-apiserver, 
 
   function started(c: CandidateProcess, afterMs: number) {
     return c.events.find((e) => e.event === 'started' && e.monotonicMs > afterMs);
-  }
-
-  function assertSingleLeader(candidates: readonly CandidateProcess[], sampler: LeaseSampler) {
-    const intervals = leadershipIntervals(candidates);
-    assert.deepEqual(overlappingIntervals(intervals), [], 'two candidates led at once');
-    assert.deepEqual(
-      samplesContradictingIntervals(intervals, sampler.samples),
-      [],
-      'the Lease named someone else while a candidate believed it led',
-    );
-    assert.deepEqual(decreasingTransitions(sampler.samples), [], 'leaseTransitions went down');
   }
 
   test('patching spec.preferredHolder hands leadership to that candidate at once (no leaseDuration wait): one more term, never two leaders', async () => {

@@ -115,7 +115,7 @@ describe(
     async function assertSafe(leaseName: string, sampler: LeaseSampler) {
       await sampler.stop();
       const mine = processes.filter((p) => p.leaseName === leaseName);
-      const intervals = assertSingleLeader(mine, sampler.samples);
+      const intervals = assertSingleLeader(mine, sampler);
       await Promise.all(mine.map((p) => p.dispose()));
       return intervals;
     }

@@ -91,6 +91,7 @@ describe('handoff on stop to the newest pod template (real processes, real kube-
       // +1 for the handoff record naming the target, whose term keeps it: one transition.
       assert.equal(afterLease.spec?.leaseTransitions, transitionsBefore + 1);
       assert.equal(started.leaseTransitions, transitionsBefore + 1);
+      console.log(`# ${sampler.assertSampled(10)}`);
       const holders = [...new Set(sampler.samples.map((s) => s.holderIdentity))];
       assert.deepEqual(
         holders.filter((h) => h !== 'web-aaa-1' && h !== 'web-bbb-1'),

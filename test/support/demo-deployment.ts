@@ -43,6 +43,12 @@ export interface LeaseWatchFigures {
   leaderlessMs: number;
   /** The watch's length, ms. */
   elapsedMs: number;
+  /**
+   * Reads of the Lease and pods taken, and the longest time between two, ms: the resolution
+   * of `leaderlessMs` (a failed read fails the watch, none is dropped).
+   */
+  samples: number;
+  maxSampleGapMs: number;
 }
 
 export class DemoDeployment {
@@ -134,10 +140,16 @@ export class DemoDeployment {
     const firstTransitions = last.leaseTransitions;
     let leaderlessMs = 0;
     let leaderlessSince: number | undefined;
+    let samples = 0;
+    let maxSampleGapMs = 0;
+    let lastSampleAt = started;
     while (performance.now() - started < timeoutMs) {
       const now = performance.now();
       const spec = await this.leaseSpec();
       const holder = (await this.pods()).find((p) => p.name === spec.holderIdentity);
+      samples += 1;
+      maxSampleGapMs = Math.max(maxSampleGapMs, now - lastSampleAt);
+      lastSampleAt = now;
       // Leaderless: released (empty holder), held by a pod that is gone, or by one that is
       // terminating and no longer labelled leader (a terminating pod that still leads — as a
       // leader waiting for a rollout's new pods to hand off to — is not leaderless).
@@ -158,6 +170,8 @@ export class DemoDeployment {
       transitions: last.leaseTransitions - firstTransitions,
       leaderlessMs: Math.round(leaderlessMs),
       elapsedMs: Math.round(performance.now() - started),
+      samples,
+      maxSampleGapMs: Math.round(maxSampleGapMs),
     };
   }
 

@@ -87,10 +87,18 @@ export interface LeaseSample {
   resourceVersion?: string;
 }
 
-/** Reads one Lease every `intervalMs` (one read at a time) until stopped. */
+/**
+ * Reads one Lease every `intervalMs` (one read at a time) until stopped. A read that fails
+ * (other than 404, which is a sample: no Lease) is counted in {@link readErrors}, never
+ * silently dropped: a check on samples proves nothing about the time it has no samples for,
+ * so every test that relies on a sampler calls {@link assertSampled}.
+ */
 export class LeaseSampler {
   /** Every completed read, in order. */
   readonly samples: LeaseSample[] = [];
+  /** Reads that failed (not 404): how many, and the last error's message. */
+  readErrors = 0;
+  lastReadError: string | undefined;
   private running = true;
   private readonly loop: Promise<void>;
 
@@ -122,8 +130,10 @@ export class LeaseSampler {
       } catch (error) {
         if ((error as { code?: number }).code === 404) {
           this.samples.push({ sentMs, receivedMs: monotonicNowMs(), exists: false });
+        } else {
+          this.readErrors += 1;
+          this.lastReadError = String((error as Error)?.message ?? error).slice(0, 200);
         }
-        // Other failures leave a gap; the checks only use samples that were read.
       }
       await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
     }
@@ -133,6 +143,19 @@ export class LeaseSampler {
   async stop(): Promise<void> {
     this.running = false;
     await this.loop;
+  }
+
+  /**
+   * Asserts the sampler saw enough to judge: at least `minSamples` reads answered (every read
+   * error is named in the message). Returns a one-line account for the test's log.
+   * @throws AssertionError with fewer samples.
+   */
+  assertSampled(minSamples: number): string {
+    const account =
+      `${this.samples.length} samples of Lease ${this.name}, ${this.readErrors} read errors` +
+      (this.lastReadError ? ` (last: ${this.lastReadError})` : '');
+    assert.ok(this.samples.length >= minSamples, `at least ${minSamples} samples: ${account}`);
+    return account;
   }
 }
 
@@ -192,13 +215,20 @@ export function lastWriteLowerBoundMs(
 /**
  * Asserts "never two leaders" on the candidates' intervals and the Lease samples together: no
  * two intervals overlap, no sample read inside an interval names another holder, and
- * leaseTransitions never go down. Returns the intervals.
+ * leaseTransitions never go down — on enough samples to mean something: at least
+ * `minSamples`, by default one a second of the judged time (first `started` to the last
+ * interval's end) and at least 10 (the sampler asks every 50 ms). Returns the intervals.
  */
 export function assertSingleLeader(
   processes: readonly CandidateProcess[],
-  samples: readonly LeaseSample[],
+  sampler: LeaseSampler,
+  minSamples?: number,
 ): LeadershipInterval[] {
   const intervals = leadershipIntervals(processes);
+  const judgedMs =
+    intervals.length === 0 ? 0 : Math.max(...intervals.map((i) => i.endMs)) - intervals[0]!.startMs;
+  sampler.assertSampled(minSamples ?? Math.max(10, Math.ceil(judgedMs / 1000)));
+  const { samples } = sampler;
   assert.deepEqual(overlappingIntervals(intervals), [], 'two candidates led at once');
   assert.deepEqual(
     samplesContradictingIntervals(intervals, samples),
