@@ -200,7 +200,7 @@ function describeMixedFleet(lock: TestLockKind): void {
                   (c) => c.atMs >= killedAt && c.holderIdentity === next.identity,
                 ),
                 () =>
-                  `the stored record never named ${next.identity}: ${JSON.stringify(history.changes)}`,
+                  `the stored record never named ${next.identity}: ${JSON.stringify(history.changes)} (polls: ${JSON.stringify(history.counts)})`,
               ),
             { timeoutMs: 3000, intervalMs: 50 },
           );

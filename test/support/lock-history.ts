@@ -49,7 +49,10 @@ export async function readStoredRecord(
   }
 }
 
-/** Starts polling every `intervalMs`; `stop()` ends it. */
+/**
+ * Starts polling every `intervalMs`; `stop()` ends it. Failed polls are counted (`errors`,
+ * with the last message), never silently dropped: a record it did not see is no evidence.
+ */
 export function recordLockHistory(
   kubeConfig: KubeConfig,
   kind: TestLockKind,
@@ -58,9 +61,11 @@ export function recordLockHistory(
   intervalMs = 100,
 ) {
   const changes: StoredRecord[] = [];
+  const counts = { polls: 0, errors: 0, lastError: undefined as string | undefined };
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
+      counts.polls += 1;
       try {
         const now = await readStoredRecord(kubeConfig, kind, name, namespace);
         const last = changes.at(-1);
@@ -70,14 +75,18 @@ export function recordLockHistory(
         ) {
           changes.push({ ...now, atMs: monotonicNowMs() });
         }
-      } catch {
-        // A failed poll is no evidence either way; the next one reads again.
+      } catch (error) {
+        // No evidence either way; the next poll reads again. Counted for failure messages.
+        counts.errors += 1;
+        counts.lastError = String((error as Error)?.message ?? error).slice(0, 200);
       }
       await new Promise((r) => setTimeout(r, intervalMs));
     }
   })();
   return {
     changes,
+    /** Polls made and polls that failed (with the last failure's message). */
+    counts,
     async stop() {
       stopped = true;
       await loop;
