@@ -326,7 +326,7 @@ async function sleepUntilSlotOffset(offsetMs: number): Promise<void> {
 }
 
 /** When a term's leader stopped writing the Lease, and whether by a graceful stop. */
-interface TermEnd {
+export interface TermEnd {
   /** CLOCK_MONOTONIC ms: SIGKILL/SIGSTOP sent, the SIGTERMed process's exit, or `stopped`. */
   atMonoMs: number;
   /** SIGTERM: drained and released, the release write carrying the ledger. */
@@ -337,7 +337,7 @@ interface TermEnd {
  * Classifies the later run of a slot by the earlier one ({@link SlotRedo}). After a graceful
  * stop only an uncompleted run may be redone: the release write carries the ledger.
  */
-function classifyRedo(
+export function classifyRedo(
   earlier: SlotRun,
   later: SlotRun,
   termEnds: ReadonlyMap<number, TermEnd>,
