@@ -5,8 +5,9 @@
  * SQLite file. The leader is SIGKILLed, SIGTERMed and SIGSTOPped before, during and after its
  * runs. What is asserted is the library README's guarantee, from the runs themselves: under
  * `catchUp: 'all'` every slot begins at least once, and a slot that runs twice does so only in
- * the two cases the README names (completed less than one retryPeriodSeconds before its
- * leader crashed, or begun and not completed); the recipe's fence refuses the SIGSTOPped
+ * the cases the README names (completed less than one retryPeriodSeconds before its leader
+ * crashed, begun and not completed, or completed while an earlier slot was still unsettled —
+ * the completion watermark moves in order); the recipe's fence refuses the SIGSTOPped
  * leader's late write. Under `'skip'` (the behaviour before the ledger) the slots of a
  * failover are lost — and the chaos checker's `slot-lost` rule, fed these same runs, must
  * report them (its positive control), while it reports none under `'all'`.
@@ -40,7 +41,9 @@ function describeFigures(f: ScheduleFailoverFigures): string {
     `median ${f.failoverMs.median} ms, max ${f.failoverMs.max} ms), ${f.slotsDue} slots due: ` +
     `${f.ranOnTime} on time, ${f.caughtUp} caught up, ${f.lost} lost, ${f.ranTwice} run twice ` +
     `(redos: ${redos('completed-before-crash')} completed < retryPeriod before a crash, ` +
-    `${redos('begun-not-completed')} begun and not completed, ${redos('unexplained')} unexplained), ` +
+    `${redos('begun-not-completed')} begun and not completed, ` +
+    `${redos('completed-past-an-unsettled-slot')} completed past an unsettled earlier slot, ` +
+    `${redos('unexplained')} unexplained), ` +
     `${f.withoutEffect} without effect, ${f.effectsTwice} effects written twice, ` +
     `${f.refusedByFence} refused by the fence, ${f.staleAccepted} stale writes accepted`
   );
@@ -102,7 +105,7 @@ describe('schedule ledger across failovers (real Nest processes, real kube-apise
           termEnded: r.termEndedMonoMs,
         })),
       [],
-      `every slot run twice is one of the README's two redo cases: ${summary}`,
+      `every slot run twice is one of the README's redo cases: ${summary}`,
     );
     assert.equal(figures.withoutEffect, 0, `every slot has its effect: ${summary}`);
     assert.equal(figures.effectsTwice, 0, 'keyed by slot and fenced: no effect twice');

@@ -5,16 +5,35 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyRedo, faultSchedule, type SlotRun } from './schedule-failovers.js';
+import {
+  classifyRedo as classify,
+  faultSchedule,
+  type SlotRun,
+  type TermEnd,
+} from './schedule-failovers.js';
 
 const RETRY_MS = 1000;
+const SLOT_MS = 1_700_000_000_000;
+
+/** classifyRedo with every earlier slot settled at time 0, unless `unsettled` lists it. */
+function classifyRedo(
+  earlier: SlotRun,
+  later: SlotRun,
+  ends: ReadonlyMap<number, TermEnd>,
+  retryPeriodMs: number,
+  unsettled: number[] = [],
+) {
+  return classify(earlier, later, ends, retryPeriodMs, SLOT_MS - 3000, (slot) =>
+    unsettled.includes(slot) ? null : 0,
+  );
+}
 
 function run(token: number, startedMonoMs: number, completedMonoMs: number | null): SlotRun {
   return {
-    slotMs: 1_700_000_000_000,
+    slotMs: SLOT_MS,
     token,
     writer: `w${token}`,
-    startedMs: 1_700_000_000_000 + 5,
+    startedMs: SLOT_MS + 5,
     startedMonoMs,
     completedMonoMs,
     refusedMonoMs: null,
@@ -58,6 +77,19 @@ describe('schedule failovers: why a slot ran twice', () => {
   it('a run completed a retryPeriod or more before the crash: unexplained', () => {
     const redo = classifyRedo(run(1, 0, 300), run(2, 5000, 5300), crashAt(1400), RETRY_MS);
     assert.equal(redo.kind, 'unexplained');
+  });
+
+  it('a completed run above an earlier unsettled slot (the watermark waits for it): completed-past-an-unsettled-slot', () => {
+    const ends = new Map([[1, { atMonoMs: 500, graceful: true }]]);
+    assert.equal(
+      classifyRedo(run(1, 0, 300), run(2, 5000, 5300), ends, RETRY_MS, [SLOT_MS - 2000]).kind,
+      'completed-past-an-unsettled-slot',
+    );
+    assert.equal(
+      classifyRedo(run(1, 0, 300), run(2, 5000, 5300), crashAt(1400), RETRY_MS, [SLOT_MS - 1000])
+        .kind,
+      'completed-past-an-unsettled-slot',
+    );
   });
 
   it('a completed run redone after a graceful stop (its release carries the ledger): unexplained', () => {

@@ -87,16 +87,23 @@ export interface SlotRun {
 /**
  * Why a slot ran again, judged from the runs' own times and the end of the earlier run's term
  * (CLOCK_MONOTONIC: SIGKILL or SIGSTOP sent; SIGTERMed leader's exit, after its drain and
- * release; else its `stopped`). The README's two cases: `completed-before-crash` — the
- * earlier run completed less than one retryPeriodSeconds before its term ended by a crash or
- * pause (the renewal that would carry it never came); `begun-not-completed` — it had not
- * completed when its term ended. Anything else is `unexplained`: two runs in one term, a later
- * run begun before the earlier term ended, or a redo of a run completed earlier (or before a
- * graceful stop, whose release carries the ledger).
+ * release; else its `stopped`). The README's cases: `completed-before-crash` — the earlier
+ * run completed less than one retryPeriodSeconds before its term ended by a crash or pause
+ * (the renewal that would carry it never came); `begun-not-completed` — it had not completed
+ * when its term ended; `completed-past-an-unsettled-slot` — it completed, but an earlier slot
+ * of the job (from the first one run) had no finished run when the term ended, and the
+ * ledger's completion watermark only moves past slots settled in order. Anything else is
+ * `unexplained`: two runs in one term, a later run begun before the earlier term ended, or a
+ * redo of a run completed in order well before a crash (or before a graceful stop, whose
+ * release or handoff write carries the ledger).
  */
 export interface SlotRedo {
   slot: string;
-  kind: 'completed-before-crash' | 'begun-not-completed' | 'unexplained';
+  kind:
+    | 'completed-before-crash'
+    | 'begun-not-completed'
+    | 'completed-past-an-unsettled-slot'
+    | 'unexplained';
   earlier: SlotRun;
   later: SlotRun;
   /** When the earlier run's term ended (CLOCK_MONOTONIC ms), if known. */
@@ -334,14 +341,22 @@ export interface TermEnd {
 }
 
 /**
- * Classifies the later run of a slot by the earlier one ({@link SlotRedo}). After a graceful
- * stop only an uncompleted run may be redone: the release write carries the ledger.
+ * When each slot's first run finished (completed, or had its effect refused: either way the
+ * job returned and the slot is settled for the ledger), CLOCK_MONOTONIC ms; `null` if none did.
+ */
+export type SlotSettledAt = (slotMs: number) => number | null;
+
+/**
+ * Classifies the later run of a slot by the earlier one ({@link SlotRedo}). `firstSlotMs`: the
+ * first slot run (the ledger knows nothing before it); `settledAt`: when each slot settled.
  */
 export function classifyRedo(
   earlier: SlotRun,
   later: SlotRun,
   termEnds: ReadonlyMap<number, TermEnd>,
   retryPeriodMs: number,
+  firstSlotMs: number,
+  settledAt: SlotSettledAt,
 ): SlotRedo {
   const end = termEnds.get(earlier.token);
   const redo = {
@@ -358,8 +373,16 @@ export function classifyRedo(
   if (completed === null || completed > end.atMonoMs) {
     return { ...redo, kind: 'begun-not-completed' };
   }
-  const crashedSoonAfter = !end.graceful && end.atMonoMs - completed < retryPeriodMs;
-  return { ...redo, kind: crashedSoonAfter ? 'completed-before-crash' : 'unexplained' };
+  if (!end.graceful && end.atMonoMs - completed < retryPeriodMs) {
+    return { ...redo, kind: 'completed-before-crash' };
+  }
+  for (let slot = firstSlotMs; slot < earlier.slotMs; slot += 1000) {
+    const settled = settledAt(slot);
+    if (settled === null || settled > end.atMonoMs) {
+      return { ...redo, kind: 'completed-past-an-unsettled-slot' };
+    }
+  }
+  return { ...redo, kind: 'unexplained' };
 }
 
 function judge(
@@ -397,6 +420,12 @@ function judge(
     }
     const first = Math.min(...runsOf.keys());
     const last = Math.max(...runsOf.keys());
+    const settledAt: SlotSettledAt = (slotMs) => {
+      const ends = (runsOf.get(slotMs) ?? [])
+        .map((r) => r.completedMonoMs ?? r.refusedMonoMs)
+        .filter((at): at is number => at !== null);
+      return ends.length > 0 ? Math.min(...ends) : null;
+    };
     const lostSlots: string[] = [];
     let slotsDue = 0;
     let ranOnTime = 0;
@@ -416,7 +445,9 @@ function judge(
       else caughtUp++;
       if (slotRuns.length > 1) ranTwice++;
       for (let i = 1; i < slotRuns.length; i++) {
-        redos.push(classifyRedo(slotRuns[i - 1]!, slotRuns[i]!, termEnds, retryPeriodMs));
+        redos.push(
+          classifyRedo(slotRuns[i - 1]!, slotRuns[i]!, termEnds, retryPeriodMs, first, settledAt),
+        );
       }
     }
     return {
