@@ -133,6 +133,7 @@ describe('Lease election against the real kube-apiserver', () => {
       t.diagnostic(`handover without release (ms): ${JSON.stringify({ ...stats, boundMs })}`);
       for (const ms of handovers) assert.ok(ms <= boundMs, `handover took ${ms} ms > ${boundMs}`);
       assert.deepEqual(watch.violations, []);
+      assert.ok(watch.samples > 100, `${watch.samples} samples of isLeader()`);
     } finally {
       watch.stop();
       await stopAll();
@@ -170,6 +171,8 @@ describe('Lease election against the real kube-apiserver', () => {
       t.diagnostic(`handover with release (ms): ${JSON.stringify({ ...stats, boundMs })}`);
       for (const ms of handovers) assert.ok(ms <= boundMs, `handover took ${ms} ms > ${boundMs}`);
       assert.deepEqual(watch.violations, []);
+      // Handovers take ~0.1 s each: the whole test may last only 2 s (~100 samples).
+      assert.ok(watch.samples >= 20, `${watch.samples} samples of isLeader(), one per handover`);
     } finally {
       watch.stop();
       await stopAll();
@@ -252,6 +255,7 @@ describe('Lease election against the real kube-apiserver', () => {
         watch.stop();
 
         assert.deepEqual(watch.violations, []);
+        assert.ok(watch.samples > 100, `${watch.samples} samples of isLeader()`);
         assert.equal(afterRestart.elector.isLeader(), true);
         const lease = await coordinationApi(own).readNamespacedLease({
           name: leaseName,

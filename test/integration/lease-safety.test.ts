@@ -144,6 +144,7 @@ describe('Safety on the real kube-apiserver (issue 8)', () => {
       );
       assert.ok(writes >= 8, `the writer kept writing (${writes})`);
       assert.deepEqual(watch.violations, []);
+      assert.ok(watch.samples > 100, `${watch.samples} samples of isLeader()`);
     } finally {
       writing = false;
       await writer;
