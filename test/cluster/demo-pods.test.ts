@@ -53,10 +53,11 @@ const crashBoundMs = leaseDurationMs + 2.2 * retryPeriodMs + 3_000;
 const rolloutLeaderlessBoundMs = leaseDurationMs;
 /**
  * Label routing: from the new holder to the Service's EndpointSlice holding only its IP — the
- * new leader's label write, then the EndpointSlice controller (measured 1.5 / 1.9 s; 2.5×
- * margin for a loaded machine and the 250 ms polls of several kubectl calls each).
+ * new leader's label write, then the EndpointSlice controller (1.5 / 1.9 s measured on an
+ * idle machine), seen through two polls of several kubectl calls each (the new holder's and
+ * the routing's: up to 2.6 s a poll measured at load average 15–19). 4.1 s was measured so.
  */
-const labelRoutingLagBoundMs = 5_000;
+const labelRoutingLagBoundMs = 8_000;
 const resultsDir = join(repoRoot, 'test/dist/cluster-results');
 
 let cluster: NodeCluster;
