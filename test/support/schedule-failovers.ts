@@ -292,15 +292,24 @@ async function waitForMoment(
   jobMs: number,
 ): Promise<void> {
   if (moment === 'before') return sleepUntilSlotOffset(-150);
-  const sinceMs = monotonicNowMs();
   const event = moment === 'during' ? 'slot-begun' : 'slot-done';
-  const seen = await leader.waitFor(
-    (e) => e.event === event && e.monotonicMs > sinceMs,
-    5000,
-    `a ${event} to time the fault`,
-  );
-  const targetMs = seen.monotonicMs + (moment === 'during' ? jobMs / 2 : 200);
-  await sleep(Math.max(0, targetMs - monotonicNowMs()));
+  const offsetMs = moment === 'during' ? jobMs / 2 : 200;
+  let sinceMs = monotonicNowMs();
+  // A line read after its moment has passed (a loaded machine delays the pipe) times the next
+  // run instead: "during" must hit a run in progress.
+  for (let tries = 1; ; tries++) {
+    const seen = await leader.waitFor(
+      (e) => e.event === event && e.monotonicMs > sinceMs,
+      5000,
+      `a ${event} to time the fault`,
+    );
+    const targetMs = seen.monotonicMs + offsetMs;
+    if (targetMs >= monotonicNowMs() || tries === 5) {
+      await sleep(Math.max(0, targetMs - monotonicNowMs()));
+      return;
+    }
+    sinceMs = seen.monotonicMs;
+  }
 }
 
 async function waitForSuccessor(
