@@ -6,7 +6,9 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
+import { leaderOnlyClasses } from './leader-only/leader-only.classes.js';
 import { nestMessages } from './nest.messages.js';
+import { providedPrototype } from './provided-prototype.js';
 
 /** @nestjs/schedule's metadata key on `@Cron`/`@Interval`/`@Timeout` methods (6.x and 12.x). */
 const SCHEDULER_TYPE = 'SCHEDULER_TYPE';
@@ -17,6 +19,10 @@ export const SHUTDOWN_HOOKS_GRACE_MS = 5_000;
 
 /**
  * Warns at bootstrap about set-ups that fail silently, each warning naming the fix:
+ * - a class with `@LeaderOnly()` jobs or handlers Nest calls by itself (`@Cron`/`@Interval`/
+ *   `@Timeout`, `@OnEvent`, `@MessagePattern`/`@EventPattern`) that no module provides: Nest
+ *   never creates it, so they never run (once per class and process: a second application in
+ *   the process may provide it);
  * - `@LeaderOnly()` jobs (`@Cron`/`@Interval`/`@Timeout`) without `ScheduleModule.forRoot()`:
  *   they would never run on any replica;
  * - no SIGTERM handler (`app.enableShutdownHooks()` not called) a few seconds after start:
@@ -34,6 +40,7 @@ export class LeaderSetupChecker implements OnApplicationBootstrap, OnApplication
   ) {}
 
   onApplicationBootstrap(): void {
+    this.checkProvidedClasses();
     this.checkScheduleModule();
     if (process.env.NODE_ENV === 'test') return;
     this.shutdownHooksCheck = setTimeout(() => {
@@ -46,6 +53,21 @@ export class LeaderSetupChecker implements OnApplicationBootstrap, OnApplication
 
   onApplicationShutdown(): void {
     clearTimeout(this.shutdownHooksCheck);
+  }
+
+  private checkProvidedClasses(): void {
+    const provided = [...this.discovery.getProviders(), ...this.discovery.getControllers()]
+      .map(providedPrototype)
+      .filter((prototype) => prototype !== undefined);
+    for (const prototype of leaderOnlyClasses.takeUnprovided(provided)) {
+      const className = prototype.constructor.name;
+      const methods = Object.getOwnPropertyNames(prototype).flatMap((name) => {
+        const method: unknown = Object.getOwnPropertyDescriptor(prototype, name)?.value;
+        const calledBy = leaderMetadata.leaderOnly(method) && leaderMetadata.selfCalledBy(method);
+        return calledBy ? [`${className}.${name}() ${calledBy}`] : [];
+      });
+      if (methods.length > 0) this.logger.warn(nestMessages.classNotProvided(className, methods));
+    }
   }
 
   private checkScheduleModule(): void {
