@@ -5,6 +5,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { afterEach, describe, mock, test } from 'node:test';
 import { Controller, Get, Injectable, Module } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { Interval, ScheduleModule } from '@nestjs/schedule';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
@@ -120,6 +121,41 @@ describe('bootstrap warnings', () => {
       'once per class and process',
     );
     void ForgottenJobs; // declared, never provided: the point of the test
+  });
+
+  test('an @OnEvent handler written above @LeaderOnly(), on a class no module provides: warned too', async () => {
+    @Injectable()
+    class ForgottenListener {
+      @OnEvent('invoice.created')
+      @LeaderOnly()
+      notify(): void {}
+
+      @LeaderOnly()
+      plain(): void {}
+    }
+    const logger = new RecordingLogger();
+    await replica({ role: 'leader', logger });
+
+    assert.deepEqual(logger.matching('warn', 'ForgottenListener has'), [
+      'ForgottenListener has @LeaderOnly() methods that Nest calls by itself ' +
+        '(ForgottenListener.notify() @OnEvent), but no module of this application provides it, ' +
+        'so Nest never creates it and they never run on any replica. Add ForgottenListener to ' +
+        "a module's providers (controllers, for a controller).",
+    ]);
+    void ForgottenListener;
+  });
+
+  test('a class no module provides whose @LeaderOnly() methods are only called by code: no warning (a call would say it)', async () => {
+    @Injectable()
+    class CalledByHand {
+      @LeaderOnly()
+      reconcile(): void {}
+    }
+    const logger = new RecordingLogger();
+    await replica({ role: 'leader', logger });
+
+    assert.deepEqual(logger.matching('warn', 'CalledByHand'), []);
+    void CalledByHand;
   });
 
   test('a provided @LeaderOnly() class, or a subclass of it, gets no such warning', async () => {
