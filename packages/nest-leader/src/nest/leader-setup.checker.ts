@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
-import { leaderOnlyClasses } from './leader-only/leader-only.classes.js';
+import { decoratedClasses } from './decorated-classes.js';
 import { nestMessages } from './nest.messages.js';
 import { providedPrototype } from './provided-prototype.js';
 
@@ -19,10 +19,10 @@ export const SHUTDOWN_HOOKS_GRACE_MS = 5_000;
 
 /**
  * Warns at bootstrap about set-ups that fail silently, each warning naming the fix:
- * - a class with `@LeaderOnly()` jobs or handlers Nest calls by itself (`@Cron`/`@Interval`/
- *   `@Timeout`, `@OnEvent`, `@MessagePattern`/`@EventPattern`) that no module provides: Nest
- *   never creates it, so they never run (once per class and process: a second application in
- *   the process may provide it);
+ * - a class that no module provides, with `@LeaderOnly()` jobs or handlers Nest calls by itself
+ *   (`@Cron`/`@Interval`/`@Timeout`, `@OnEvent`, `@MessagePattern`/`@EventPattern`) or with
+ *   leadership event handlers: Nest never creates it, so they never run (once per class and
+ *   process: a second application in the process may provide it);
  * - `@LeaderOnly()` jobs (`@Cron`/`@Interval`/`@Timeout`) without `ScheduleModule.forRoot()`:
  *   they would never run on any replica;
  * - no SIGTERM handler (`app.enableShutdownHooks()` not called) a few seconds after start:
@@ -59,12 +59,11 @@ export class LeaderSetupChecker implements OnApplicationBootstrap, OnApplication
     const provided = [...this.discovery.getProviders(), ...this.discovery.getControllers()]
       .map(providedPrototype)
       .filter((prototype) => prototype !== undefined);
-    for (const prototype of leaderOnlyClasses.takeUnprovided(provided)) {
+    for (const prototype of decoratedClasses.takeUnprovided(provided)) {
       const className = prototype.constructor.name;
       const methods = Object.getOwnPropertyNames(prototype).flatMap((name) => {
-        const method: unknown = Object.getOwnPropertyDescriptor(prototype, name)?.value;
-        const calledBy = leaderMetadata.leaderOnly(method) && leaderMetadata.selfCalledBy(method);
-        return calledBy ? [`${className}.${name}() ${calledBy}`] : [];
+        const calledBy = selfCalledBy(Object.getOwnPropertyDescriptor(prototype, name)?.value);
+        return calledBy ? [`${className}.${name}() (${calledBy})`] : [];
       });
       if (methods.length > 0) this.logger.warn(nestMessages.classNotProvided(className, methods));
     }
@@ -87,4 +86,14 @@ export class LeaderSetupChecker implements OnApplicationBootstrap, OnApplication
     }
     if (jobs.length > 0) this.logger.warn(nestMessages.scheduleModuleMissing(jobs));
   }
+}
+
+/**
+ * What calls `method` without any code of the application calling it: `@LeaderOnly()` with a
+ * schedule, event or message-pattern decorator, or a leadership event handler; else undefined.
+ */
+function selfCalledBy(method: unknown): string | undefined {
+  if (leaderMetadata.leadershipEvents(method).length > 0) return 'leadership event handler';
+  const trigger = leaderMetadata.leaderOnly(method) && leaderMetadata.selfCalledBy(method);
+  return trigger ? `@LeaderOnly() ${trigger}` : undefined;
 }

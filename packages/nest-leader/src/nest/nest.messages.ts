@@ -28,10 +28,13 @@ export const nestMessages = {
     `@LeaderOnly() cannot gate the static method ${className}.${methodName}(): LeaderModule ` +
     'binds the instances Nest creates, and a static method has none. Make it an instance ' +
     `method of a provider (add ${className} to a module's providers).`,
+  staticHandler: (className: string, methodName: string) =>
+    `A leadership event handler cannot be static (${className}.${methodName}()): handlers are ` +
+    'found on the instances Nest creates. Make it an instance method of a provider.',
   classNotProvided: (className: string, methods: readonly string[]) =>
-    `${className} has @LeaderOnly() methods that Nest calls by itself (${methods.join(', ')}), ` +
-    'but no module of this application provides it, so Nest never creates it and they never ' +
-    `run on any replica. Add ${className} to a module's providers (controllers, for a controller).`,
+    `${className} has methods that run only when Nest creates it (${methods.join(', ')}), but ` +
+    'no module of this application provides it, so they never run on any replica. Add ' +
+    `${className} to a module's providers (controllers, for a controller).`,
   starting: (d: NestStartDetails) =>
     `Leader election ${d.election === 'default' ? '' : `"${d.election}" `}starting: identity "${d.identity}", lock ${d.kind} (${d.lock})` +
     `${d.namespace ? `, namespace "${d.namespace}"` : ''}, leaseDuration ${d.leaseDurationSeconds}s, ` +

@@ -5,12 +5,12 @@ import {
   LEADER_ONLY_METADATA,
   LEADER_ONLY_SITE_METADATA,
 } from '../leader.constants.js';
+import { decoratedClasses } from '../decorated-classes.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';
 import { nestMessages } from '../nest.messages.js';
 import { copyMethodMetadata } from './copy-method-metadata.util.js';
 import { leaderMetadata } from './leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only.bindings.js';
-import { leaderOnlyClasses } from './leader-only.classes.js';
 import { requireLeaderModuleAtBootstrap } from './leader-only.bootstrap-check.js';
 import type {
   LeaderOnlyGateLike,
@@ -133,7 +133,7 @@ function gateMethod(
     // A static method has no instance for LeaderModule to bind: it could never find its gate.
     throw new LeaderModuleUsageError(nestMessages.leaderOnlyStatic(target.name, methodName));
   }
-  leaderOnlyClasses.add(target);
+  decoratedClasses.add(target);
   const method: LeaderOnlyMethod = {
     methodName,
     site: { handler: `${target.constructor.name}.${methodName}` },

@@ -15,6 +15,7 @@ import {
   LeaderModuleUsageError,
   LeaderOnly,
   LeaderOnlyInstanceNotProvidedError,
+  OnLeadershipAcquired,
 } from 'nest-leader';
 import { RecordingLogger } from 'nest-leader/testing';
 import { type Replica, startReplica } from './support.js';
@@ -110,10 +111,10 @@ describe('bootstrap warnings', () => {
 
     const warnings = logger.messages('warn').filter((m) => m.startsWith('ForgottenJobs '));
     assert.deepEqual(warnings, [
-      'ForgottenJobs has @LeaderOnly() methods that Nest calls by itself ' +
-        '(ForgottenJobs.closeInvoices() @Cron/@Interval/@Timeout), but no module of this ' +
-        'application provides it, so Nest never creates it and they never run on any replica. ' +
-        "Add ForgottenJobs to a module's providers (controllers, for a controller).",
+      'ForgottenJobs has methods that run only when Nest creates it ' +
+        '(ForgottenJobs.closeInvoices() (@LeaderOnly() @Cron/@Interval/@Timeout)), but no module ' +
+        'of this application provides it, so they never run on any replica. Add ForgottenJobs ' +
+        "to a module's providers (controllers, for a controller).",
     ]);
     assert.deepEqual(
       secondLogger.messages('warn').filter((m) => m.includes('ForgottenJobs')),
@@ -123,7 +124,7 @@ describe('bootstrap warnings', () => {
     void ForgottenJobs; // declared, never provided: the point of the test
   });
 
-  test('an @OnEvent handler written above @LeaderOnly(), on a class no module provides: warned too', async () => {
+  test('an @OnEvent handler written above @LeaderOnly() and a leadership event handler, on a class no module provides: warned too', async () => {
     @Injectable()
     class ForgottenListener {
       @OnEvent('invoice.created')
@@ -132,15 +133,19 @@ describe('bootstrap warnings', () => {
 
       @LeaderOnly()
       plain(): void {}
+
+      @OnLeadershipAcquired()
+      acquired(): void {}
     }
     const logger = new RecordingLogger();
     await replica({ role: 'leader', logger });
 
     assert.deepEqual(logger.matching('warn', 'ForgottenListener has'), [
-      'ForgottenListener has @LeaderOnly() methods that Nest calls by itself ' +
-        '(ForgottenListener.notify() @OnEvent), but no module of this application provides it, ' +
-        'so Nest never creates it and they never run on any replica. Add ForgottenListener to ' +
-        "a module's providers (controllers, for a controller).",
+      'ForgottenListener has methods that run only when Nest creates it ' +
+        '(ForgottenListener.notify() (@LeaderOnly() @OnEvent), ForgottenListener.acquired() ' +
+        '(leadership event handler)), but no module of this application provides it, so they ' +
+        "never run on any replica. Add ForgottenListener to a module's providers (controllers, " +
+        'for a controller).',
     ]);
     void ForgottenListener;
   });
@@ -239,6 +244,27 @@ describe('bootstrap warnings', () => {
           '@LeaderOnly() cannot gate the static method Maintenance.vacuum(): LeaderModule binds ' +
             'the instances Nest creates, and a static method has none. Make it an instance ' +
             "method of a provider (add Maintenance to a module's providers).",
+        );
+        return true;
+      },
+    );
+  });
+
+  test('a static leadership event handler: a LeaderModuleUsageError when the class is declared', () => {
+    assert.throws(
+      () => {
+        class Announcer {
+          @OnLeadershipAcquired()
+          static announce(): void {}
+        }
+        return Announcer;
+      },
+      (error: Error) => {
+        assert.ok(error instanceof LeaderModuleUsageError);
+        assert.equal(
+          error.message,
+          'A leadership event handler cannot be static (Announcer.announce()): handlers are ' +
+            'found on the instances Nest creates. Make it an instance method of a provider.',
         );
         return true;
       },

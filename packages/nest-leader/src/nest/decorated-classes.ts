@@ -1,15 +1,16 @@
 /**
- * The class prototypes that declare `@LeaderOnly()` methods, recorded by the decorator, so the
- * bootstrap check can name a class Nest never created (it is in no module's `providers`): its
- * scheduled jobs and event handlers would otherwise never run, without a word. Prototypes are
- * held as decorator metadata is, for as long as their class exists.
+ * The class prototypes that declare `@LeaderOnly()` methods or leadership event handlers,
+ * recorded by those decorators, so the bootstrap check can name a class Nest never created (it
+ * is in no module's `providers`): its scheduled jobs and handlers would otherwise never run,
+ * without a word. Prototypes are held as decorator metadata is, for as long as their class
+ * exists.
  */
 const declared = new Set<object>();
 /** Prototypes already reported: one warning per class per process, however many applications. */
 const reported = new WeakSet<object>();
 
-export const leaderOnlyClasses = {
-  /** The decorator gated a method of `prototype`. */
+export const decoratedClasses = {
+  /** A decorator of this package decorated a method of `prototype`. */
   add(prototype: object): void {
     declared.add(prototype);
   },
