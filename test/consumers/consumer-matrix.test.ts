@@ -119,6 +119,9 @@ async function fileLockWithoutClientNode(app: string, node: string, leaseName: s
         /@kubernetes\/client-node| (WARN|ERROR) \[/,
         alone.output(),
       );
+      progress(
+        `${WITHOUT_CLIENT_NODE_FLAVOR}: without @kubernetes/client-node, leads on the file lock`,
+      );
     } finally {
       alone.child.kill('SIGKILL');
       await alone.exited;
