@@ -1,7 +1,7 @@
 /**
  * The happy path is quiet: a clean SIGTERM handover (the leader's `app.close()`, as
  * `enableShutdownHooks()` runs it) under default options logs no warning and no error, and at
- * log level one line per leadership change and process. Two replicas of one application on a
+ * log level one line per leadership change and process; the start, one line per election. Two replicas of one application on a
  * MemoryLock and a ManualClock, with a leader-only `@Interval(1000)` job under the default
  * `catchUp: 'skip'`, ticked by the test (ScheduleModule's timers are real).
  */
@@ -24,6 +24,11 @@ class InvoiceJobs {
   closeInvoices(): void {
     this.runs += 1;
   }
+}
+
+/** The messages at Nest's log level (`log`) or the elector's `info`, in order. */
+function logLevelLines(logger: RecordingLogger): string[] {
+  return logger.lines.filter((l) => l.level === 'log' || l.level === 'info').map((l) => l.message);
 }
 
 const replicas: Replica[] = [];
@@ -56,6 +61,23 @@ test('a clean SIGTERM handover under default options: no warn/error lines, one l
     jobsA.closeInvoices();
   }
   await clock.advance(900);
+  // Start: one line per election with everything it resolved, then one per leadership change
+  // (the core's "campaigning" line is at debug level).
+  const resolved =
+    'lock custom (MemoryLock memory), leaseDuration 15s, renewDeadline 10s, retryPeriod 2s, shutdownGrace 10000ms.';
+  assert.deepEqual(logLevelLines(logger), [
+    `Leader election starting: identity "pod-a", ${resolved}`,
+    'Candidate "pod-a" acquired MemoryLock memory and started leading (term 0).',
+    'Nest application successfully started',
+    `Leader election starting: identity "pod-b", ${resolved}`,
+    'New leader of MemoryLock memory: "pod-a".',
+    'Nest application successfully started',
+  ]);
+  // The one warning: the test ticks the job itself, so there is no ScheduleModule.forRoot().
+  assert.deepEqual(
+    logger.messages('warn').filter((m) => !m.includes('ScheduleModule.forRoot() is not imported')),
+    [],
+  );
   logger.lines.length = 0;
 
   // SIGTERM → enableShutdownHooks → app.close(): drain, release; pod-b takes over.
@@ -70,13 +92,10 @@ test('a clean SIGTERM handover under default options: no warn/error lines, one l
   assert.ok(b.election.isLeader(), 'pod-b took over');
   assert.deepEqual(logger.messages('warn'), []);
   assert.deepEqual(logger.messages('error'), []);
-  assert.deepEqual(
-    logger.lines.filter((l) => l.level === 'log' || l.level === 'info').map((l) => l.message),
-    [
-      'Candidate "pod-a" stopped leading MemoryLock memory: stopped.',
-      'Candidate "pod-b" acquired MemoryLock memory and started leading (term 1).',
-    ],
-  );
+  assert.deepEqual(logLevelLines(logger), [
+    'Candidate "pod-a" stopped leading MemoryLock memory: stopped.',
+    'Candidate "pod-b" acquired MemoryLock memory and started leading (term 1).',
+  ]);
   // The routine details are still there, at debug level.
   assert.equal(logger.matching('debug', 'released MemoryLock memory').length, 1);
   assert.equal(logger.matching('debug', 'New leader of MemoryLock memory: "pod-b"').length, 1);
