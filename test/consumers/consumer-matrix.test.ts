@@ -4,7 +4,9 @@
  * on Node 22.15 and Node 24. For every cell: the app's own spec passes, two replicas on the
  * file lock elect exactly one leader, the follower's `@LeaderOnly()` route answers 503 with
  * `Retry-After`, only the leader's `@Interval` runs, `require()` and `import` see one copy of
- * the package, and SIGTERM to the leader hands over in under 2 s with Nest's exit status.
+ * the package, and SIGTERM to the leader hands over in under 2 s with Nest's exit status. One
+ * cell (Nest 12 ESM + Express on this Node) also runs the app without `@kubernetes/client-node`
+ * (an optional peer) on the file lock.
  *
  * Alone: `pnpm test:consumers`. Cold (empty `.cache/consumers`) it installs from the npm
  * registry; warm it installs only the tarball.
@@ -92,6 +94,39 @@ async function withoutClientNode<T>(
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
+}
+
+/** The one cell that also runs the app without `@kubernetes/client-node` (an optional peer). */
+const WITHOUT_CLIENT_NODE_FLAVOR = 'nest12-esm-express';
+
+/**
+ * `@kubernetes/client-node` is an optional peer: an app without it (a copy of `app` with the
+ * package removed) elects on the file lock, leads, and runs its leader-only `@Interval`.
+ */
+async function fileLockWithoutClientNode(app: string, node: string, leaseName: string) {
+  await withoutClientNode(app, 'file-lock', async (copy) => {
+    const alone = await startReplica(node, copy, { LEASE_NAME: leaseName, LEADER_LOCK: 'file' });
+    try {
+      await eventually(
+        async () => {
+          const { leader, ticks } = await role(alone);
+          assert.ok(leader && ticks > 0, `without client-node: leads and ticks`);
+        },
+        { timeoutMs: 15_000, intervalMs: 50 },
+      );
+      assert.doesNotMatch(
+        alone.output(),
+        /@kubernetes\/client-node| (WARN|ERROR) \[/,
+        alone.output(),
+      );
+      progress(
+        `${WITHOUT_CLIENT_NODE_FLAVOR}: without @kubernetes/client-node, leads on the file lock`,
+      );
+    } finally {
+      alone.child.kill('SIGKILL');
+      await alone.exited;
+    }
+  });
 }
 
 async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
@@ -204,6 +239,9 @@ async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
     assert.deepEqual(exit, { code: null, signal: 'SIGTERM' }, `${name}: ${leader.output()}`);
   } finally {
     for (const replica of replicas) replica.child.kill('SIGKILL');
+  }
+  if (flavor.name === WITHOUT_CLIENT_NODE_FLAVOR && runtime === NODES[1]) {
+    await fileLockWithoutClientNode(app, node, `${leaseName}-no-client-node`);
   }
   progress(`${name}: passed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -234,8 +234,17 @@ export const nestErrorMessages = {
         'LeaderModule is imported in this application, so it could never run: import ' +
         'LeaderModule.forRoot() in the root module.'
       : `@LeaderOnly() ${className ?? '(no instance)'}.${methodName}() was called, but no ` +
-        'LeaderModule knows this instance: import LeaderModule.forRoot() in the application, ' +
-        'let Nest create the instance (not `new`), and call it after the application initialized.',
+        'application with LeaderModule has initialized in this process: import ' +
+        'LeaderModule.forRoot() in the root module, and call it after app.init() (or listen()).',
+  leaderOnlyInstanceNotProvided: (className: string | undefined, methodName: string) => {
+    const name = className ?? '(no class)';
+    return (
+      `@LeaderOnly() ${name}.${methodName}() was called on an instance Nest did not create, so ` +
+      `no LeaderModule knows it: add ${name} to a module's providers (controllers, for a ` +
+      `controller), and get the instance from Nest (inject it, or app.get(${name})) instead of ` +
+      '`new`.'
+    );
+  },
 } as const;
 
 /** Message of `MissingPeerDependencyError`. */

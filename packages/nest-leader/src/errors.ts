@@ -274,10 +274,11 @@ export class LeadershipTransferError extends LeaderElectionError {
 // ---------------------------------------------------------------------------
 
 /**
- * A `@LeaderOnly()` method was called on an instance no `LeaderModule` knows: the module is not
- * imported, the application has not initialized yet, or the instance was not created by Nest.
- * Thrown by the instance's `onApplicationBootstrap` when the application starts without the
- * module (`when: 'bootstrap'`), and at call time otherwise (`when: 'call'`).
+ * A `@LeaderOnly()` method cannot run because no `LeaderModule` runs: the application starts
+ * without the module (thrown by the instance's `onApplicationBootstrap`, `when: 'bootstrap'`),
+ * or the method was called while no application with `LeaderModule` had initialized in this
+ * process (`when: 'call'`: not imported, or called before `app.init()`). A call on an instance
+ * Nest did not create while a `LeaderModule` runs is {@link LeaderOnlyInstanceNotProvidedError}.
  */
 export class LeaderModuleNotImportedError extends LeaderElectionError {
   override name = 'LeaderModuleNotImportedError';
@@ -294,6 +295,29 @@ export class LeaderModuleNotImportedError extends LeaderElectionError {
     readonly when: 'bootstrap' | 'call' = 'call',
   ) {
     super(nestErrorMessages.leaderModuleNotImported(className, methodName, when));
+  }
+}
+
+/**
+ * A `@LeaderOnly()` method was called on an instance no Nest application created, while a
+ * `LeaderModule` is running in this process: the class is in no module's `providers` (or
+ * `controllers`), or the instance was made with `new` instead of being injected. `LeaderModule`
+ * binds the instances Nest creates; this one it never saw. Thrown (rejected, for `async`
+ * methods) at call time. When no `LeaderModule` runs at all, the error is
+ * {@link LeaderModuleNotImportedError} instead.
+ */
+export class LeaderOnlyInstanceNotProvidedError extends LeaderElectionError {
+  override name = 'LeaderOnlyInstanceNotProvidedError';
+
+  /**
+   * @param className - class of the instance the method was called on, if any
+   * @param methodName - the `@LeaderOnly()` method
+   */
+  constructor(
+    readonly className: string | undefined,
+    readonly methodName: string,
+  ) {
+    super(nestErrorMessages.leaderOnlyInstanceNotProvided(className, methodName));
   }
 }
 

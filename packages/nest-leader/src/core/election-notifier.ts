@@ -98,12 +98,16 @@ export class ElectionNotifier {
 
   /**
    * The observed holder changed: `leaderObserved` (also for `''`, a released Lease), then,
-   * for a non-empty holder, a log line and `onNewLeader` (client-go's `OnNewLeader`).
+   * for a non-empty holder, a log line and `onNewLeader` (client-go's `OnNewLeader`). The line
+   * is at debug level when the holder is this candidate: its "started leading" line already
+   * tells the change (one line per leadership change).
    */
   leaderChanged(holderIdentity: string, leaseTransitions: number): void {
     this.observe((o, e) => o.leaderObserved?.({ ...e, holderIdentity, leaseTransitions }));
     if (holderIdentity === '') return;
-    this.logger.info(electionMessages.newLeader(holderIdentity, this.lock));
+    const line = electionMessages.newLeader(holderIdentity, this.lock);
+    if (holderIdentity === this.options.identity) this.logger.debug(line);
+    else this.logger.info(line);
     this.invoke('onNewLeader', () => this.callbacks.onNewLeader?.(holderIdentity));
   }
 

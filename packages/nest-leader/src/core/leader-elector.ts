@@ -283,7 +283,8 @@ export class LeaderElector {
   // --- Run: acquire, renew until the term ends, then campaign again or stop ----------------
 
   private async run(signal: AbortSignal): Promise<void> {
-    this.logger.info(electionMessages.started(this.identity, this.lock.description));
+    // Debug: the Nest layer and the sidecar log their own start line, with every resolved option.
+    this.logger.debug(electionMessages.started(this.identity, this.lock.description));
     while (!signal.aborted) {
       if (!(await this.acquire(signal))) return;
       const term = this.current!;

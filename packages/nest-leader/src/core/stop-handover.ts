@@ -256,7 +256,8 @@ export class StopHandover {
           if (this.advertisement && handoffOnStop && !done.handoffFailed) {
             logger.info(advertisementMessages.noPreferredCandidate(identity, lock));
           }
-          logger.info(electionMessages.released(identity, lock));
+          // Routine: the "stopped leading" line already told the change; failures are warnings.
+          logger.debug(electionMessages.released(identity, lock));
           return true;
         case 'not-ours':
           logger.debug(electionMessages.releaseSkipped(lock, done.holder));

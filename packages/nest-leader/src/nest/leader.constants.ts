@@ -20,6 +20,9 @@ export const LEADERSHIP_EVENT_METADATA = 'nest-leader:leadership-event';
 /** `@nestjs/microservices`' `PATTERN_METADATA`, spelled out so that package stays optional. */
 export const MESSAGE_PATTERN_METADATA = 'microservices:pattern';
 
+/** `@nestjs/event-emitter`'s `EVENT_LISTENER_METADATA` (`@OnEvent`), spelled out so that package stays optional. */
+export const EVENT_LISTENER_METADATA = 'EVENT_LISTENER_METADATA';
+
 /** Default bound, in milliseconds, on draining in-flight `@LeaderOnly` work at shutdown. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 

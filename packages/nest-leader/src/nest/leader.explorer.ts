@@ -4,6 +4,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import { ElectionDirectory } from './elections/election.directory.js';
 import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only/leader-only.bindings.js';
+import { providedPrototype } from './provided-prototype.js';
 import { nestMessages } from './nest.messages.js';
 import type { RegisteredElection } from './elections/registered-election.interface.js';
 import { resolveCatchUp } from './schedule/catch-up.options.js';
@@ -33,9 +34,11 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
     for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
       this.explore(wrapper);
     }
+    leaderOnlyBindings.applicationStarted(this.elections.gates);
   }
 
   onApplicationShutdown(): void {
+    leaderOnlyBindings.applicationStopped(this.elections.gates);
     for (const prototype of this.boundPrototypes) {
       leaderOnlyBindings.unbind(prototype, this.elections.gates);
     }
@@ -44,11 +47,8 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
   private explore(wrapper: InstanceWrapper): void {
     const isStatic = wrapper.isDependencyTreeStatic();
     const instance: unknown = wrapper.instance;
-    // Request-scoped and transient classes have no single instance: bind their prototype.
-    const prototype: unknown = isStatic
-      ? isObject(instance) && Object.getPrototypeOf(instance)
-      : wrapper.metatype?.prototype;
-    if (!isObject(prototype)) return;
+    const prototype = providedPrototype(wrapper);
+    if (prototype === undefined) return;
 
     let hasLeaderOnly = false;
     for (const methodName of this.scanner.getAllMethodNames(prototype)) {
@@ -113,8 +113,4 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
       call: () => (instance as Record<string, () => unknown>)[methodName]!(),
     });
   }
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null;
 }

@@ -24,6 +24,17 @@ export const nestMessages = {
     `LeaderModule.registerElectionAsync({ name: '${election}' }) needs useFactory, useClass or useExisting.`,
   leaderOnlyTarget: (key: string) =>
     `@LeaderOnly() applies to methods and classes, not to "${key}".`,
+  leaderOnlyStatic: (className: string, methodName: string) =>
+    `@LeaderOnly() cannot gate the static method ${className}.${methodName}(): LeaderModule ` +
+    'binds the instances Nest creates, and a static method has none. Make it an instance ' +
+    `method of a provider (add ${className} to a module's providers).`,
+  staticHandler: (className: string, methodName: string) =>
+    `A leadership event handler cannot be static (${className}.${methodName}()): handlers are ` +
+    'found on the instances Nest creates. Make it an instance method of a provider.',
+  classNotProvided: (className: string, methods: readonly string[]) =>
+    `${className} has methods that run only when Nest creates it (${methods.join(', ')}), but ` +
+    'no module of this application provides it, so they never run on any replica. Add ' +
+    `${className} to a module's providers (controllers, for a controller).`,
   starting: (d: NestStartDetails) =>
     `Leader election ${d.election === 'default' ? '' : `"${d.election}" `}starting: identity "${d.identity}", lock ${d.kind} (${d.lock})` +
     `${d.namespace ? `, namespace "${d.namespace}"` : ''}, leaseDuration ${d.leaseDurationSeconds}s, ` +

@@ -1,9 +1,11 @@
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import {
+  EVENT_LISTENER_METADATA,
   LEADER_ONLY_METADATA,
   LEADER_ONLY_SITE_METADATA,
   LEADERSHIP_EVENT_METADATA,
   MESSAGE_PATTERN_METADATA,
+  SCHEDULE_METADATA,
 } from '../leader.constants.js';
 import type { LeadershipEventBinding } from '../leadership-events/leadership-events.interfaces.js';
 import type { HandlerKind, LeaderOnlyMetadata, LeaderOnlySite } from './leader-only.interfaces.js';
@@ -25,6 +27,21 @@ export const leaderMetadata = {
   /** The leadership events (with their election) a method listens to (none for most methods). */
   leadershipEvents(method: unknown): readonly LeadershipEventBinding[] {
     return (isFunction(method) && Reflect.getOwnMetadata(LEADERSHIP_EVENT_METADATA, method)) || [];
+  },
+
+  /**
+   * The decorator through which Nest calls `method` by itself, if any: a scheduled job, an
+   * event listener or a message handler (what never runs, silently, on a class Nest never
+   * created). Routes are left out: a missing route answers 404, which is not silent.
+   */
+  selfCalledBy(method: unknown): string | undefined {
+    if (!isFunction(method)) return undefined;
+    if (Reflect.hasOwnMetadata(SCHEDULE_METADATA.type, method)) return '@Cron/@Interval/@Timeout';
+    if (Reflect.hasOwnMetadata(EVENT_LISTENER_METADATA, method)) return '@OnEvent';
+    if (Reflect.hasOwnMetadata(MESSAGE_PATTERN_METADATA, method)) {
+      return '@MessagePattern/@EventPattern';
+    }
+    return undefined;
   },
 
   handlerKind(method: object): HandlerKind {

@@ -1,6 +1,7 @@
 import {
   LeaderModuleNotImportedError,
   LeaderOnlyBindingConflictError,
+  LeaderOnlyInstanceNotProvidedError,
   UnknownElectionError,
 } from '../../errors.js';
 import type { LeaderOnlyGateLike, LeaderOnlyGates } from './leader-only.interfaces.js';
@@ -17,6 +18,12 @@ import type { LeaderOnlyGateLike, LeaderOnlyGates } from './leader-only.interfac
 const GATES = Symbol('nest-leader:leader-only-gates');
 
 type Bindable = object & { [GATES]?: LeaderOnlyGates };
+
+/**
+ * The gates of the applications whose `LeaderModule` has initialized and not shut down: only
+ * to tell, for an unbound instance, "no LeaderModule runs" from "Nest did not create this one".
+ */
+const liveApplications = new Set<LeaderOnlyGates>();
 
 export const leaderOnlyBindings = {
   /**
@@ -38,6 +45,16 @@ export const leaderOnlyBindings = {
     }
   },
 
+  /** An application's `LeaderModule` initialized: its gates decide for the instances it binds. */
+  applicationStarted(gates: LeaderOnlyGates): void {
+    liveApplications.add(gates);
+  },
+
+  /** The application shut down (undoes {@link leaderOnlyBindings.applicationStarted}). */
+  applicationStopped(gates: LeaderOnlyGates): void {
+    liveApplications.delete(gates);
+  },
+
   /** True if some application's gates decide for `instance`. */
   isBound(instance: unknown): boolean {
     return isObject(instance) && (instance as Bindable)[GATES] !== undefined;
@@ -45,12 +62,18 @@ export const leaderOnlyBindings = {
 
   /**
    * The gate of `election` for `instance` (bound on it or along its prototype chain).
-   * @throws LeaderModuleNotImportedError if no application bound it.
+   * @throws LeaderOnlyInstanceNotProvidedError if no application bound it while one runs
+   *   (Nest did not create the instance).
+   * @throws LeaderModuleNotImportedError if no application bound it and none runs.
    * @throws UnknownElectionError if its application has no such election.
    */
   gateFor(instance: unknown, methodName: string, election: string): LeaderOnlyGateLike {
     const gates = isObject(instance) ? (instance as Bindable)[GATES] : undefined;
-    if (!gates) throw new LeaderModuleNotImportedError(className(instance), methodName);
+    if (!gates) {
+      throw liveApplications.size > 0
+        ? new LeaderOnlyInstanceNotProvidedError(className(instance), methodName)
+        : new LeaderModuleNotImportedError(className(instance), methodName);
+    }
     const gate = gates.get(election);
     if (!gate) {
       throw new UnknownElectionError(election, [...gates.keys()], className(instance), methodName);

@@ -5,6 +5,7 @@ import {
   LEADER_ONLY_METADATA,
   LEADER_ONLY_SITE_METADATA,
 } from '../leader.constants.js';
+import { decoratedClasses } from '../decorated-classes.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';
 import { nestMessages } from '../nest.messages.js';
 import { copyMethodMetadata } from './copy-method-metadata.util.js';
@@ -35,8 +36,11 @@ const LIFECYCLE_HOOKS = new Set([
  * `forRoot()`'s (`'default'`) unless a name is given — `@LeaderOnly('shard-a')` or
  * `@LeaderOnly({ election: 'shard-a', onFollower })` — for an election registered with
  * `LeaderModule.registerElection()`. A name the application does not know fails at bootstrap
- * with `UnknownElectionError`; calling the method on an instance no `LeaderModule` knows about
- * throws `LeaderModuleNotImportedError`.
+ * with `UnknownElectionError`. The class must be in a module's `providers` (or `controllers`):
+ * a class with `@Cron`/`@Interval`/`@Timeout`, `@OnEvent` or message-pattern methods that no
+ * module provides gets one warning at bootstrap; calling the method on an instance Nest did not
+ * create throws `LeaderOnlyInstanceNotProvidedError` (`LeaderModuleNotImportedError` when no
+ * `LeaderModule` runs).
  *
  * On a method: gates that method. On a class: gates every method declared in the class body,
  * except Nest lifecycle hooks, leadership event handlers and methods with their own
@@ -54,7 +58,8 @@ const LIFECYCLE_HOOKS = new Set([
  * `catchUp` says what a new leader does about slots that fell due while no leader ran them
  * (see {@link LeaderOnlyOptions.catchUp}).
  * @param electionOrOptions - an election name, or {@link LeaderOnlyOptions}
- * @throws LeaderModuleUsageError (when the class is declared) on anything but a method or a class.
+ * @throws LeaderModuleUsageError (when the class is declared) on anything but a method or a
+ *   class, and on a static method (no instance for `LeaderModule` to bind).
  *
  * @example
  * ```ts
@@ -124,6 +129,11 @@ function gateMethod(
     throw new LeaderModuleUsageError(nestMessages.leaderOnlyTarget(String(key)));
   }
   const methodName = String(key);
+  if (typeof target === 'function') {
+    // A static method has no instance for LeaderModule to bind: it could never find its gate.
+    throw new LeaderModuleUsageError(nestMessages.leaderOnlyStatic(target.name, methodName));
+  }
+  decoratedClasses.add(target);
   const method: LeaderOnlyMethod = {
     methodName,
     site: { handler: `${target.constructor.name}.${methodName}` },

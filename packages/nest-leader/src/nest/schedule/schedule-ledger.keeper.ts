@@ -163,15 +163,16 @@ export class ScheduleLedgerKeeper {
   ): Promise<void> {
     const run = plan.run.filter((slot) => !state.ledger.isTaken(job.job, slot));
     if (run.length + plan.skipped + plan.expired === 0) return;
-    this.logger.log(
-      scheduleMessages.catchingUp(
-        this.election,
-        job.job,
-        job.catchUp.catchUp,
-        { ...plan, run },
-        lastCompleted,
-      ),
+    const line = scheduleMessages.catchingUp(
+      this.election,
+      job.job,
+      job.catchUp.catchUp,
+      { ...plan, run },
+      lastCompleted,
     );
+    // Under 'skip' (the default) nothing runs late: missed slots are routine after a failover.
+    if (job.catchUp.catchUp === 'skip') this.logger.debug(line);
+    else this.logger.log(line);
     this.count(job.job, 'skipped', plan.skipped);
     this.count(job.job, 'expired', plan.expired);
     if (run.length === 0) return;

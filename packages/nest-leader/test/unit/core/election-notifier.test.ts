@@ -110,6 +110,21 @@ describe('ElectionNotifier', () => {
     assert.equal(logger.matching('info', 'New leader').length, 1);
   });
 
+  test('this candidate as the new leader: onNewLeader is called, the line is at debug level (its started-leading line tells the change)', () => {
+    const seen: string[] = [];
+    const { events, logger } = notifier(undefined, {
+      onNewLeader: (identity) => seen.push(identity),
+    });
+
+    events.leaderChanged('pod-a', 5);
+
+    assert.deepEqual(seen, ['pod-a']);
+    assert.deepEqual(logger.matching('info', 'New leader'), []);
+    assert.deepEqual(logger.matching('debug', 'New leader'), [
+      'New leader of Lease default/billing: "pod-a".',
+    ]);
+  });
+
   test('every observation carries a fresh event naming the election and the candidate', () => {
     const events: object[] = [];
     const { events: notifierEvents } = notifier({

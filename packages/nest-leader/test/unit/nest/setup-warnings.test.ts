@@ -5,10 +5,18 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { afterEach, describe, mock, test } from 'node:test';
 import { Controller, Get, Injectable, Module } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { Interval, ScheduleModule } from '@nestjs/schedule';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
-import { LeaderHealthIndicator, LeaderOnly } from 'nest-leader';
+import {
+  LeaderHealthIndicator,
+  LeaderModuleNotImportedError,
+  LeaderModuleUsageError,
+  LeaderOnly,
+  LeaderOnlyInstanceNotProvidedError,
+  OnLeadershipAcquired,
+} from 'nest-leader';
 import { RecordingLogger } from 'nest-leader/testing';
 import { type Replica, startReplica } from './support.js';
 
@@ -86,6 +94,180 @@ describe('bootstrap warnings', () => {
     assert.deepEqual(
       logger.messages('warn').filter((m) => m.includes('SIGTERM')),
       [],
+    );
+  });
+
+  test('a @LeaderOnly() job on a class no module provides: one warning naming the class and the fix', async () => {
+    @Injectable()
+    class ForgottenJobs {
+      @LeaderOnly()
+      @Interval(60_000)
+      closeInvoices(): void {}
+    }
+    const logger = new RecordingLogger();
+    const secondLogger = new RecordingLogger();
+    await replica({ role: 'leader', imports: [ScheduleModule.forRoot()], logger });
+    await replica({ role: 'leader', imports: [ScheduleModule.forRoot()], logger: secondLogger });
+
+    const warnings = logger.messages('warn').filter((m) => m.startsWith('ForgottenJobs '));
+    assert.deepEqual(warnings, [
+      'ForgottenJobs has methods that run only when Nest creates it ' +
+        '(ForgottenJobs.closeInvoices() (@LeaderOnly() @Cron/@Interval/@Timeout)), but no module ' +
+        'of this application provides it, so they never run on any replica. Add ForgottenJobs ' +
+        "to a module's providers (controllers, for a controller).",
+    ]);
+    assert.deepEqual(
+      secondLogger.messages('warn').filter((m) => m.includes('ForgottenJobs')),
+      [],
+      'once per class and process',
+    );
+    void ForgottenJobs; // declared, never provided: the point of the test
+  });
+
+  test('an @OnEvent handler written above @LeaderOnly() and a leadership event handler, on a class no module provides: warned too', async () => {
+    @Injectable()
+    class ForgottenListener {
+      @OnEvent('invoice.created')
+      @LeaderOnly()
+      notify(): void {}
+
+      @LeaderOnly()
+      plain(): void {}
+
+      @OnLeadershipAcquired()
+      acquired(): void {}
+    }
+    const logger = new RecordingLogger();
+    await replica({ role: 'leader', logger });
+
+    assert.deepEqual(logger.matching('warn', 'ForgottenListener has'), [
+      'ForgottenListener has methods that run only when Nest creates it ' +
+        '(ForgottenListener.notify() (@LeaderOnly() @OnEvent), ForgottenListener.acquired() ' +
+        '(leadership event handler)), but no module of this application provides it, so they ' +
+        "never run on any replica. Add ForgottenListener to a module's providers (controllers, " +
+        'for a controller).',
+    ]);
+    void ForgottenListener;
+  });
+
+  test('a class no module provides whose @LeaderOnly() methods are only called by code: no warning (a call would say it)', async () => {
+    @Injectable()
+    class CalledByHand {
+      @LeaderOnly()
+      reconcile(): void {}
+    }
+    const logger = new RecordingLogger();
+    await replica({ role: 'leader', logger });
+
+    assert.deepEqual(logger.matching('warn', 'CalledByHand'), []);
+    void CalledByHand;
+  });
+
+  test('a provided @LeaderOnly() class, or a subclass of it, gets no such warning', async () => {
+    @Injectable()
+    class BaseJobs {
+      @LeaderOnly()
+      @Interval(60_000)
+      tick(): void {}
+    }
+    @Injectable()
+    class ShardJobs extends BaseJobs {}
+    const logger = new RecordingLogger();
+    await replica({
+      role: 'leader',
+      imports: [ScheduleModule.forRoot()],
+      providers: [Jobs, ShardJobs],
+      logger,
+    });
+
+    assert.deepEqual(
+      logger.messages('warn').filter((m) => m.includes('no module of this application provides')),
+      [],
+    );
+  });
+
+  test('calling a @LeaderOnly() method on an instance Nest did not create: an error saying to add it to providers', async () => {
+    @Injectable()
+    class HandMade {
+      @LeaderOnly()
+      reconcile(): void {}
+    }
+    await replica({ role: 'leader' });
+
+    assert.throws(
+      () => new HandMade().reconcile(),
+      (error: Error) => {
+        assert.ok(error instanceof LeaderOnlyInstanceNotProvidedError);
+        assert.ok(!(error instanceof LeaderModuleNotImportedError));
+        assert.equal(
+          error.message,
+          '@LeaderOnly() HandMade.reconcile() was called on an instance Nest did not create, so ' +
+            "no LeaderModule knows it: add HandMade to a module's providers (controllers, for a " +
+            'controller), and get the instance from Nest (inject it, or app.get(HandMade)) ' +
+            'instead of `new`.',
+        );
+        return true;
+      },
+    );
+  });
+
+  test('with no LeaderModule running, the same call says to import LeaderModule', () => {
+    @Injectable()
+    class HandMade {
+      @LeaderOnly()
+      reconcile(): void {}
+    }
+
+    assert.throws(
+      () => new HandMade().reconcile(),
+      (error: Error) => {
+        assert.ok(error instanceof LeaderModuleNotImportedError);
+        assert.match(error.message, /import LeaderModule\.forRoot\(\) in the root module/);
+        return true;
+      },
+    );
+  });
+
+  test('@LeaderOnly() on a static method: a LeaderModuleUsageError when the class is declared', () => {
+    assert.throws(
+      () => {
+        class Maintenance {
+          @LeaderOnly()
+          static vacuum(): void {}
+        }
+        return Maintenance;
+      },
+      (error: Error) => {
+        assert.ok(error instanceof LeaderModuleUsageError);
+        assert.equal(
+          error.message,
+          '@LeaderOnly() cannot gate the static method Maintenance.vacuum(): LeaderModule binds ' +
+            'the instances Nest creates, and a static method has none. Make it an instance ' +
+            "method of a provider (add Maintenance to a module's providers).",
+        );
+        return true;
+      },
+    );
+  });
+
+  test('a static leadership event handler: a LeaderModuleUsageError when the class is declared', () => {
+    assert.throws(
+      () => {
+        class Announcer {
+          @OnLeadershipAcquired()
+          static announce(): void {}
+        }
+        return Announcer;
+      },
+      (error: Error) => {
+        assert.ok(error instanceof LeaderModuleUsageError);
+        assert.equal(
+          error.message,
+          'A leadership event handler cannot be static (Announcer.announce()): handlers are ' +
+            'found on the instances Nest creates. Make it an instance method of a provider.',
+        );
+        return true;
+      },
     );
   });
 
