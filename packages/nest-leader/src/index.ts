@@ -147,7 +147,11 @@ export {
   type LeaseCandidateRegistrationOptions,
 } from './locks/lease-candidate.registration.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
-export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
+export {
+  defaultFileLockDirectory,
+  projectRoot,
+  userFileLockDirectory,
+} from './locks/file-lock-directory.js';
 export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';
 export {
   DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS,
