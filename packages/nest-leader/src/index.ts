@@ -94,6 +94,7 @@ export {
 export {
   compareLedgerSlots,
   emptyScheduleLedger,
+  limitScheduleLedger,
   mergeScheduleLedgers,
   recordSlotCompleted,
   recordSlotStarted,
@@ -105,7 +106,9 @@ export {
   decodeScheduleLedger,
   encodeScheduleLedger,
   SCHEDULE_LEDGER_FORMAT_VERSION,
+  SCHEDULE_LEDGER_LIMITS,
   type DecodedScheduleLedger,
+  type ScheduleLedgerReadBounds,
 } from './core/schedule-ledger.codec.js';
 export { CompletionWatermark } from './core/completion-watermark.js';
 export { ScheduleLedgerBook, ScheduleLedgerTerm } from './core/schedule-ledger.book.js';
