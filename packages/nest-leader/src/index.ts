@@ -190,7 +190,7 @@ export {
   type FoundKubernetesConfig,
   type KubernetesEnvironment,
 } from './kubernetes/kube-config.loader.js';
-export { validateLeaseName, validateNamespace } from './kubernetes/names.js';
+export { isDnsSubdomain, validateLeaseName, validateNamespace } from './kubernetes/names.js';
 export {
   resolveNamespace,
   SERVICE_ACCOUNT_NAMESPACE_PATH,
@@ -201,6 +201,7 @@ export {
   PrometheusElectionObserver,
   type PrometheusElectionObserverOptions,
 } from './observability/prometheus.observer.js';
+export { HOLDER_LABEL_LIMITS, OTHER_HOLDER_LABEL } from './observability/holder-label.js';
 export type {
   CandidateSnapshot,
   CandidateSource,
