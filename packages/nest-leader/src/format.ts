@@ -53,7 +53,8 @@ export const MAX_QUOTED_LENGTH = 256;
  * A name from a record or a peer (holderIdentity, a host name) for a log line: JSON-quoted,
  * so control characters in a foreign record cannot forge log lines, and cut after
  * {@link MAX_QUOTED_LENGTH} characters (`"abc…"+N more`), so a peer cannot flood the log.
- * The one quoting helper of the package: every foreign string in a message goes through it.
+ * The one helper for foreign names in messages; foreign free text (an error body, a parser's
+ * reason) goes through {@link boundedText} instead.
  */
 export function quoted(name: string): string {
   if (name.length <= MAX_QUOTED_LENGTH) return JSON.stringify(name);
