@@ -16,9 +16,11 @@ import type {
   V1Deployment,
   V1EndpointSliceList,
   V1Lease,
+  V1NetworkPolicy,
   V1Pod,
   V1PodDisruptionBudget,
   V1PodList,
+  V1ValidatingAdmissionPolicyBinding,
 } from '@kubernetes/client-node';
 import { checkLeaderTerms, type LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { eventually } from '../support/eventually.js';
@@ -244,6 +246,72 @@ describe(
       );
     });
 
+    it("least privilege: the NetworkPolicy and the admission policy are in force with the manifests; the demo's ServiceAccount may patch only role labels", async () => {
+      await assertRoutedToLeader(60_000); // elected, and every pod labelled
+      // The NetworkPolicy is stored (admitted) and selects the demo's pods. The node's bridge
+      // CNI does not enforce NetworkPolicy: nothing here claims it drops traffic.
+      const policy = await cluster.getJson<V1NetworkPolicy>('get', 'networkpolicy', ns, '-n', ns);
+      assert.deepEqual(policy.spec?.podSelector?.matchLabels, { 'app.kubernetes.io/name': ns });
+      const vap = 'nest-leader-demo-pod-role-labels-only';
+      const binding = await cluster.getJson<V1ValidatingAdmissionPolicyBinding>(
+        'get',
+        'validatingadmissionpolicybinding',
+        vap,
+      );
+      assert.equal(binding.spec?.policyName, vap);
+      // RBAC alone lets the ServiceAccount patch any Pod of the namespace…
+      const account = `system:serviceaccount:${ns}:nest-leader-demo`;
+      assert.equal(
+        (
+          await cluster.kubectl('auth', 'can-i', 'patch', 'pods', '-n', ns, `--as=${account}`)
+        ).trim(),
+        'yes',
+      );
+      // …the admission policy narrows it. A replica patches its own Pod with its own token
+      // (kubectl --as cannot: kubectl patch reads the Pod first, and the account may not get).
+      const standby = (await demo.pods()).find((p) => !p.terminating && p.role === 'standby')!;
+      const script =
+        "const fs=require('fs'),https=require('https'),d='/var/run/secrets/kubernetes.io/serviceaccount/';" +
+        'const patch=(labels)=>new Promise((ok,ko)=>{const r=https.request({host:process.env.KUBERNETES_SERVICE_HOST,' +
+        "port:process.env.KUBERNETES_SERVICE_PORT,method:'PATCH',path:'/api/v1/namespaces/'+process.env.POD_NAMESPACE+" +
+        "'/pods/'+process.env.POD_NAME,ca:fs.readFileSync(d+'ca.crt'),headers:{authorization:'Bearer '+" +
+        "fs.readFileSync(d+'token','utf8').trim(),'content-type':'application/merge-patch+json'}},(s)=>{let b='';" +
+        "s.on('data',(c)=>b+=c);s.on('end',()=>ok({status:s.statusCode,message:JSON.parse(b).message}))});" +
+        "r.on('error',ko);r.end(JSON.stringify({metadata:{labels}}))});" +
+        "patch({'nest-leader/role':'standby'}).then((role)=>patch({'example.com/probe':'x'})" +
+        '.then((other)=>console.log(JSON.stringify({role,other}))));';
+      const out = await cluster.kubectl(
+        'exec',
+        '-n',
+        ns,
+        standby.name,
+        '-c',
+        'demo',
+        '--',
+        'node',
+        '-e',
+        script,
+      );
+      const { role, other } = JSON.parse(out.trim().split('\n').at(-1)!) as Record<
+        'role' | 'other',
+        { status: number; message?: string }
+      >;
+      assert.equal(role.status, 200, `its role-label patch is allowed: ${role.message}`);
+      assert.equal(other.status, 403, 'another label is refused');
+      assert.match(
+        other.message!,
+        /ValidatingAdmissionPolicy 'nest-leader-demo-pod-role-labels-only' .*denied request: the demo's ServiceAccount may change only the nest-leader\/role\* labels of a Pod/,
+      );
+      const after = await cluster.getJson<{ metadata: { labels: Record<string, string> } }>(
+        'get',
+        'pod',
+        standby.name,
+        '-n',
+        ns,
+      );
+      assert.equal(after.metadata.labels['example.com/probe'], undefined);
+    });
+
     it('kubectl delete pod <leader>: it drains and releases, another pod leads within the graceful bound', async () => {
       const before = await assertRoutedToLeader();
       const t0 = performance.now();
@@ -362,6 +430,21 @@ describe(
         intervalMs: 500,
       });
       const wedged = await assertRoutedToLeader(60_000);
+      // The debug route answers on loopback only: the same pod asking by its own pod IP (as
+      // another pod or the Service would reach it) is refused.
+      const byPodIp = await cluster.kubectl(
+        'exec',
+        '-n',
+        ns,
+        wedged.name,
+        '-c',
+        'demo',
+        '--',
+        'node',
+        '-e',
+        `fetch('http://${wedged.ip}:3000/debug/block-event-loop?ms=1',{method:'POST'}).then(r=>console.log(r.status))`,
+      );
+      assert.equal(byPodIp.trim(), '403', 'POST /debug/… by the pod IP: 403');
       // 90 s: past the liveness budget (periodSeconds 10 × failureThreshold 3, timeout 2 s).
       await cluster.kubectl(
         'exec',

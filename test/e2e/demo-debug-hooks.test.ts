@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LeaderWorkEvent, LeadershipAcquiredEvent } from '@nest-leader/demo/demo-events';
 import type { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
+import { isLoopbackAddress } from '@nest-leader/demo/debug/loopback-only.guard';
 import { startFileLockLeader } from './support/file-lock-leader.js';
 
 describe('demo fault-injection hooks', { timeout: 90_000 }, () => {
@@ -71,5 +72,21 @@ describe('demo fault-injection hooks', { timeout: 90_000 }, () => {
     const longestPauseMs = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
     assert.ok(longestPauseMs >= 1400, `the loop paused ${longestPauseMs} ms at most`);
     await replica.stop();
+  });
+
+  it('answers only connections from loopback (the socket address; the cluster tier checks a pod IP gets 403)', () => {
+    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) {
+      assert.ok(isLoopbackAddress(address), address);
+    }
+    for (const address of [
+      '10.244.0.7',
+      '::ffff:10.244.0.7',
+      'fe80::1',
+      '0.0.0.0',
+      '',
+      undefined,
+    ]) {
+      assert.ok(!isLoopbackAddress(address), String(address));
+    }
   });
 });

@@ -1,15 +1,15 @@
 /**
  * The demo's failover scenario on the file-lock default: no cluster configured (no KUBECONFIG,
  * no ~/.kube/config, not in a pod), so `lock: 'auto'` falls back to a FileLock in the demo
- * project's directory under the OS temp directory — here a fresh TMPDIR per run, with HOME
- * pointing there too.
+ * project's directory in this user's directory under the OS temp directory — here a fresh
+ * TMPDIR per run (no XDG_RUNTIME_DIR), with HOME pointing there too.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { defaultFileLockDirectory, FileLock } from 'nest-leader';
+import { defaultFileLockDirectory, FileLock, userFileLockDirectory } from 'nest-leader';
 import { describeFailoverScenario } from './support/failover-scenario.js';
 
 describeFailoverScenario('demo on the file-lock default (no cluster)', async (leaseName) => {
@@ -19,7 +19,7 @@ describeFailoverScenario('demo on the file-lock default (no cluster)', async (le
     createRequire(import.meta.url).resolve('@nest-leader/demo/package.json'),
   );
   const lockFile = join(
-    defaultFileLockDirectory(realpathSync(demoRoot), dir),
+    defaultFileLockDirectory(realpathSync(demoRoot), userFileLockDirectory({}, dir)),
     `${leaseName}.lease.json`,
   );
   const lock = new FileLock({ path: lockFile });
@@ -27,6 +27,7 @@ describeFailoverScenario('demo on the file-lock default (no cluster)', async (le
     kind: 'file',
     env: {
       TMPDIR: dir,
+      XDG_RUNTIME_DIR: undefined,
       HOME: dir,
       KUBECONFIG: undefined,
       LEADER_LOCK: undefined,

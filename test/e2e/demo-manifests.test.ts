@@ -2,7 +2,7 @@
  * apps/demo/deploy: the manifests are valid for a real kube-apiserver (server-side apply,
  * dry-run), and they keep the properties their comments promise — minimal RBAC, probes wired
  * to the right endpoints, a rollout and a PodDisruptionBudget that leader-only readiness
- * cannot deadlock.
+ * cannot deadlock, a NetworkPolicy and an admission policy narrowing the pod patch.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,10 +12,13 @@ import { describe, it } from 'node:test';
 import type {
   KubernetesObject,
   V1Deployment,
+  V1NetworkPolicy,
   V1PodDisruptionBudget,
   V1Role,
   V1RoleBinding,
   V1Service,
+  V1ValidatingAdmissionPolicy,
+  V1ValidatingAdmissionPolicyBinding,
 } from '@kubernetes/client-node';
 import {
   applyManifests,
@@ -48,19 +51,64 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
   const container = pod.containers[0]!;
   const replicas = deployment.spec!.replicas!;
 
-  it('lists a Namespace, ServiceAccount, Role, RoleBinding, Deployment, PodDisruptionBudget and Service', () => {
+  it('lists a Namespace, ServiceAccount, Role, RoleBinding, Deployment, PodDisruptionBudget, Service, NetworkPolicy and a ValidatingAdmissionPolicy with its binding', () => {
     assert.deepEqual(objects.map((o) => o.kind).sort(), [
       'Deployment',
       'Namespace',
+      'NetworkPolicy',
       'PodDisruptionBudget',
       'Role',
       'RoleBinding',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ]);
-    for (const object of objects.filter((o) => o.kind !== 'Namespace')) {
+    const clusterScoped = [
+      'Namespace',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ];
+    for (const object of objects.filter((o) => !clusterScoped.includes(o.kind!))) {
       assert.equal(object.metadata?.namespace, DEMO_NAMESPACE, `${object.kind} namespace`);
     }
+  });
+
+  it("selects the Deployment's pods with its NetworkPolicy: in on the HTTP port only, out to the API server only", () => {
+    const policy = only<V1NetworkPolicy>(objects, 'NetworkPolicy');
+    const labels = deployment.spec!.template.metadata!.labels!;
+    for (const [key, value] of Object.entries(policy.spec!.podSelector!.matchLabels ?? {})) {
+      assert.equal(labels[key], value, `podSelector ${key}`);
+    }
+    assert.deepEqual(policy.spec!.policyTypes, ['Ingress', 'Egress']);
+    assert.deepEqual(
+      policy.spec!.ingress!.flatMap((rule) => rule.ports!.map((p) => p.port)),
+      ['http'],
+      "only the container's HTTP port is open (probes come from the node, always allowed)",
+    );
+    assert.ok(container.ports!.some((p) => p.name === 'http'));
+    assert.deepEqual(
+      policy.spec!.egress!.flatMap((rule) => rule.ports!.map((p) => p.port)),
+      [443, 6443],
+    );
+  });
+
+  it("binds a ValidatingAdmissionPolicy that lets the demo's ServiceAccount change only nest-leader/role* labels of Pods", () => {
+    const policy = only<V1ValidatingAdmissionPolicy>(objects, 'ValidatingAdmissionPolicy');
+    const binding = only<V1ValidatingAdmissionPolicyBinding>(
+      objects,
+      'ValidatingAdmissionPolicyBinding',
+    );
+    assert.equal(binding.spec!.policyName, policy.metadata!.name);
+    assert.deepEqual(binding.spec!.validationActions, ['Deny']);
+    assert.equal(policy.spec!.failurePolicy, 'Fail');
+    assert.match(
+      policy.spec!.matchConditions![0]!.expression,
+      new RegExp(`'system:serviceaccount:' \\+ request.namespace \\+ ':${DEMO_SERVICE_ACCOUNT}'`),
+    );
+    assert.deepEqual(policy.spec!.matchConstraints!.resourceRules, [
+      { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods'] },
+    ]);
   });
 
   it("grants create on leases, get/update/watch on the demo's Leases only, create on events, patch on pods, to the demo ServiceAccount", () => {

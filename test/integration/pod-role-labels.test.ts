@@ -7,14 +7,19 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, V1MicroTime, type V1Service } from '@kubernetes/client-node';
 import {
   type ElectionObserver,
   PodRoleLabelObserver,
   DEFAULT_ROLE_LABEL_KEY as ROLE,
 } from 'nest-leader';
 import { RecordingLogger } from 'nest-leader/testing';
-import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
+import {
+  coordinationApi,
+  getTestCluster,
+  kubeConfigFor,
+  uniqueLeaseName,
+} from '../support/cluster.js';
 import { grantLeaseAccess, grantRules } from '../support/rbac.js';
 import { eventually, found } from '../support/eventually.js';
 import { observedElector } from '../support/observed-candidate.js';
@@ -202,6 +207,65 @@ describe('pod role labels', { timeout: 120_000 }, () => {
     assert.deepEqual(doubleLeader, [], 'no instant with two leader labels');
     assert.ok(samples > 20, `sampled the labels ${samples} times`);
   });
+
+  for (const holder of ['..', 'mallory\n[Nest] 1 - LOG forged line', '../../namespaces/x']) {
+    test(`a previous holder named ${JSON.stringify(holder)} (not a Pod name) is never patched: one quoted warning`, async () => {
+      // A foreign writer (admin: any candidate may write the Lease) names the hostile holder.
+      const leaseName = uniqueLeaseName('role-labels-hostile');
+      const renewTime = new V1MicroTime(Date.now());
+      await coordinationApi(cluster).createNamespacedLease({
+        namespace,
+        body: {
+          metadata: { name: leaseName, namespace },
+          spec: {
+            holderIdentity: holder,
+            leaseDurationSeconds: 1,
+            acquireTime: renewTime,
+            renewTime,
+            leaseTransitions: 3,
+          },
+        },
+      });
+      const observerLog = new RecordingLogger();
+      const electorLog = new RecordingLogger();
+      const labels = new PodRoleLabelObserver({
+        kubeConfig: kubeConfigFor(cluster, 'carol'),
+        podName: podName('carol'),
+        namespace,
+        logger: observerLog,
+      });
+      const carol = observedElector(cluster, leaseName, 'carol', labels, {
+        identity: podName('carol'),
+        logger: electorLog,
+        onStoppedLeading: () => labels.flush(),
+      });
+      carol.start();
+      try {
+        // It observed the hostile holder, waited out its 1 s, and took the Lease.
+        await eventually(() => assert.ok(carol.isLeader(), 'carol leads'), {
+          timeoutMs: 15_000,
+          intervalMs: 20,
+        });
+        await labels.flush();
+        assert.equal((await roles())[podName('carol')], 'leader');
+      } finally {
+        await carol.stop();
+      }
+      const warnings = observerLog.messages('warn');
+      assert.deepEqual(warnings, [
+        `Not relabelling the previous holder ${JSON.stringify(holder)} as standby: it is not a ` +
+          'Pod name (a DNS-1123 subdomain), so it cannot be a Pod of this namespace. Leader ' +
+          'election is unaffected; further such holders are logged at debug level.',
+      ]);
+      const lines = [...observerLog.lines, ...electorLog.lines].map((l) => l.message);
+      assert.ok(
+        lines.every((line) => !line.includes('\n')),
+        `no raw newline in any log line: ${JSON.stringify(lines)}`,
+      );
+      const ns = await core.readNamespace({ name: namespace });
+      assert.equal(ns.metadata?.labels?.[ROLE], undefined, 'the namespace was not relabelled');
+    });
+  }
 
   test('without RBAC patch on pods: one warning naming the fix, and the election goes on', async () => {
     const logger = new RecordingLogger();

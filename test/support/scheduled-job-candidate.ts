@@ -3,7 +3,8 @@
  * `program: 'scheduled-job-app'`) that is a whole Nest application: `LeaderModule.forRoot()` on a real
  * Lease and one `@LeaderOnly({ catchUp })` `@Cron('* * * * * *')` job — a slot a second. Same
  * flags and JSON-lines events as `nest-leader-candidate.ts` (`ready`, `new-leader`, `started`,
- * `stopped`, `exit`), plus `slot-begun` / `slot-done` / `slot-refused` per run, and:
+ * `stopped`, `exit`, and `log` for each of Nest's log lines), plus `slot-begun` / `slot-done` /
+ * `slot-refused` per run, and:
  *
  *   --catch-up skip|once|all   the job's catch-up policy (default skip)
  *   --db PATH                  the job's own record of side effects (SQLite, shared by the fleet)
@@ -184,8 +185,17 @@ kubeConfig.loadFromString(readFileSync(values.kubeconfig, 'utf8'));
 class AppModule {}
 
 emit('ready');
+/** Nest's log lines (the library's included) as `log` events; debug and verbose left out. */
+const log = (level: string) => (message: unknown) =>
+  emit('log', { level, message: String(message) });
 const app: INestApplicationContext = await NestFactory.createApplicationContext(AppModule, {
-  logger: ['log', 'error', 'warn'],
+  logger: {
+    log: log('info'),
+    warn: log('warn'),
+    error: log('error'),
+    debug: () => undefined,
+    verbose: () => undefined,
+  },
 });
 await app.init();
 process.once('SIGTERM', () => {

@@ -47,7 +47,7 @@ export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
     newerTemplateWaitSeconds: config.newerTemplateWaitSeconds,
     // LEADER_LOCK=file with LEADER_LOCK_DIR: the file lock in that directory (the launcher gives
     // each run its own); otherwise the library's choice (`auto`: Lease if a cluster is
-    // configured, else a file in the OS temp directory).
+    // configured, else a file in this user's directory, see FileLock).
     lock:
       config.lock === 'file' && config.lockDir
         ? new FileLock({ name: config.leaseName, directory: config.lockDir })

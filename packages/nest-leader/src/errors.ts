@@ -227,6 +227,32 @@ export class FileLockMutexError extends LeaderElectionError {
 }
 
 /**
+ * `FileLock` refused a path another user could control: the lock's directory is a symbolic
+ * link, not a directory, owned by another user, or writable by its group or everyone; or the
+ * lease file or its mutex is a symbolic link or not a regular file (a FIFO, a device). Whoever
+ * controls the directory could forge or delete the record (two leaders) or point it elsewhere.
+ * Thrown by `FileLock.get`, `create` and `update`; the elector logs it as an error and retries,
+ * so fixing the directory (the message says how) lets the election go on.
+ */
+export class FileLockUnsafePathError extends LeaderElectionError {
+  override name = 'FileLockUnsafePathError';
+
+  /**
+   * @param path - the directory or file refused
+   * @param reason - what is wrong with it, see the class
+   * @param message - the lock's text for it (`locks/lock.messages.ts`)
+   */
+  constructor(
+    readonly path: string,
+    readonly reason:
+      'symlink' | 'not-a-directory' | 'other-owner' | 'writable-by-others' | 'not-a-regular-file',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * The abort reason of a term's `signal`: the term ended, and work started under it should
  * stop. `reason` says why.
  */

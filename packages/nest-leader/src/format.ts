@@ -46,12 +46,20 @@ export function describeOptionValue(value: unknown): string {
   }
 }
 
+/** Longest foreign name shown whole by {@link quoted}, in characters. */
+export const MAX_QUOTED_LENGTH = 256;
+
 /**
- * A name from a record or a peer (holderIdentity) for a log line: JSON-quoted, so control
- * characters in a foreign record cannot forge log lines.
+ * A name from a record or a peer (holderIdentity, a host name) for a log line: JSON-quoted,
+ * so control characters in a foreign record cannot forge log lines, and cut after
+ * {@link MAX_QUOTED_LENGTH} characters (`"abc…"+N more`), so a peer cannot flood the log.
+ * The one helper for foreign names in messages; foreign free text (an error body, a parser's
+ * reason) goes through {@link boundedText} instead.
  */
 export function quoted(name: string): string {
-  return JSON.stringify(name);
+  if (name.length <= MAX_QUOTED_LENGTH) return JSON.stringify(name);
+  const more = name.length - MAX_QUOTED_LENGTH;
+  return `${JSON.stringify(`${name.slice(0, MAX_QUOTED_LENGTH)}…`)}+${more} more`;
 }
 
 /** A duration in milliseconds as seconds for a message: `1500` → `1.5s`. */

@@ -94,6 +94,7 @@ export {
 export {
   compareLedgerSlots,
   emptyScheduleLedger,
+  limitScheduleLedger,
   mergeScheduleLedgers,
   recordSlotCompleted,
   recordSlotStarted,
@@ -105,7 +106,9 @@ export {
   decodeScheduleLedger,
   encodeScheduleLedger,
   SCHEDULE_LEDGER_FORMAT_VERSION,
+  SCHEDULE_LEDGER_LIMITS,
   type DecodedScheduleLedger,
+  type ScheduleLedgerReadBounds,
 } from './core/schedule-ledger.codec.js';
 export { CompletionWatermark } from './core/completion-watermark.js';
 export { ScheduleLedgerBook, ScheduleLedgerTerm } from './core/schedule-ledger.book.js';
@@ -147,7 +150,11 @@ export {
   type LeaseCandidateRegistrationOptions,
 } from './locks/lease-candidate.registration.js';
 export { FileLock, type FileLockOptions } from './locks/file.lock.js';
-export { defaultFileLockDirectory, projectRoot } from './locks/file-lock-directory.js';
+export {
+  defaultFileLockDirectory,
+  projectRoot,
+  userFileLockDirectory,
+} from './locks/file-lock-directory.js';
 export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';
 export {
   DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS,
@@ -183,7 +190,7 @@ export {
   type FoundKubernetesConfig,
   type KubernetesEnvironment,
 } from './kubernetes/kube-config.loader.js';
-export { validateLeaseName, validateNamespace } from './kubernetes/names.js';
+export { isDnsSubdomain, validateLeaseName, validateNamespace } from './kubernetes/names.js';
 export {
   resolveNamespace,
   SERVICE_ACCOUNT_NAMESPACE_PATH,
@@ -194,6 +201,7 @@ export {
   PrometheusElectionObserver,
   type PrometheusElectionObserverOptions,
 } from './observability/prometheus.observer.js';
+export { HOLDER_LABEL_LIMITS, OTHER_HOLDER_LABEL } from './observability/holder-label.js';
 export type {
   CandidateSnapshot,
   CandidateSource,

@@ -1,13 +1,25 @@
-import { BadRequestException, Controller, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
+import {
+  BadRequestException,
+  Controller,
+  HttpCode,
+  HttpStatus,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
+import { LoopbackOnlyGuard } from './loopback-only.guard.js';
 
 /** Longest block `POST /debug/block-event-loop` accepts, ms. */
 export const MAX_EVENT_LOOP_BLOCK_MS = 120_000;
 
 /**
- * Fault-injection hooks for the chaos harness, registered only with `DEMO_DEBUG_HOOKS=1`.
- * Never enable in production: any client could stall the process.
+ * Fault-injection hooks for the chaos harness, registered only with `DEMO_DEBUG_HOOKS=1`, and
+ * answering only requests that came over loopback (403 otherwise): a client that can reach the
+ * HTTP port from elsewhere (another pod, the Service) cannot stall the process. Still, never
+ * enable in production.
  */
 @Controller('debug')
+@UseGuards(LoopbackOnlyGuard)
 export class DebugController {
   /**
    * Blocks the event loop for `ms` milliseconds (a busy wait), starting just after the answer

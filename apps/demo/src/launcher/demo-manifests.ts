@@ -43,6 +43,16 @@ const SUPPORTED_KUSTOMIZE_FIELDS = new Set([
   'images',
 ]);
 
+/**
+ * Cluster-scoped kinds among the manifests (besides the Namespace): kustomize's namespace
+ * transformer does not know them and stamps them anyway (kubectl then ignores it), so this
+ * reader leaves their metadata without a namespace, as the API server stores them.
+ */
+const CLUSTER_SCOPED_KINDS = new Set([
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+]);
+
 /** The Leases of the demo's two elections: the default one and the shard reconciler's. */
 export function demoLeaseNames(leaseName: string): string[] {
   return [leaseName, `${leaseName}-shard-a`];
@@ -75,6 +85,8 @@ type Manifest = KubernetesObject & {
   rules?: { resourceNames?: string[] }[];
   subjects?: { kind: string; name: string; namespace?: string }[];
   spec?: {
+    /** A ValidatingAdmissionPolicyBinding's policy. */
+    policyName?: string;
     template?: {
       spec?: {
         serviceAccountName?: string;
@@ -114,6 +126,9 @@ export function loadDemoManifests(options: LoadManifestsOptions = {}): Kubernete
     const meta = object.metadata;
     if (object.kind === 'Namespace') {
       if (namespace) meta.name = namespace;
+    } else if (CLUSTER_SCOPED_KINDS.has(object.kind!)) {
+      meta.name = `${meta.name}${suffix}`;
+      if (object.spec?.policyName) object.spec.policyName += suffix;
     } else {
       if (namespace) meta.namespace = namespace;
       meta.name = `${meta.name}${suffix}`;

@@ -34,7 +34,9 @@ export interface LockSetup {
 
 export async function setUpFileLock(options: DemoCliOptions, runDir: string): Promise<LockSetup> {
   const lockDir = join(runDir, 'lock');
-  mkdirSync(lockDir, { recursive: true });
+  // 0700: FileLock refuses a directory its group or others could write (a umask of 002 would
+  // otherwise make it 0775).
+  mkdirSync(lockDir, { recursive: true, mode: 0o700 });
   return {
     // `file` rather than `auto`: on a machine with a ~/.kube/config, `auto` would pick that
     // cluster, and `pnpm demo` must never write a Lease into someone's real cluster.

@@ -22,6 +22,14 @@ import { RateLimitedLogger } from './rate-limited-logger.js';
  * set and naming someone else; `undefined` otherwise. client-go's coordinated mode stops
  * renewing on any non-empty `preferredHolder`; one naming the holder itself asks nothing of
  * it, so it is ignored here.
+ *
+ * Honoured in ordinary mode too, where client-go ignores the field (it reads it only with
+ * `Coordinated: true`). Decided with a hostile peer in mind: the API server stores
+ * `preferredHolder` only with the CoordinatedLeaderElection gate on, and only from someone
+ * allowed to update the Lease — who may as well write `holderIdentity`, which does more harm
+ * (a made-up holder is waited out for its whole lease; a made-up `preferredHolder` costs one
+ * bounded handoff reservation, then any candidate may take the Lease). It grants no new
+ * power, and gives operators the handoff on request that `kubectl` can ask for.
  */
 export function preferredSuccessor(
   record: LeaseRecord | undefined,

@@ -11,11 +11,16 @@ import { CompletionWatermark } from './completion-watermark.js';
 import {
   emptyScheduleLedger,
   type JobLedgerEntry,
+  limitScheduleLedger,
   mergeScheduleLedgers,
   recordSlotStarted,
   type ScheduleLedger,
 } from './schedule-ledger.js';
-import { decodeScheduleLedger, encodeScheduleLedger } from './schedule-ledger.codec.js';
+import {
+  decodeScheduleLedger,
+  encodeScheduleLedger,
+  SCHEDULE_LEDGER_LIMITS,
+} from './schedule-ledger.codec.js';
 import type { SlotSchedule } from './schedule-slots.js';
 
 /**
@@ -30,23 +35,40 @@ export class ScheduleLedgerBook {
   private lastProblemText: string | undefined;
 
   /**
-   * @param onProblem - told (once per distinct stored text) when the stored ledger is corrupt
-   *   or foreign and is read as empty; log it as a warning.
+   * @param onProblem - told (once per distinct stored text) when the stored ledger is corrupt,
+   *   foreign or out of bounds and is read as empty or in part; log it as a warning.
+   * @param nowMs - the wall clock, epoch ms (slots far ahead of it are dropped when read)
    */
-  constructor(private readonly onProblem: (problem: string) => void = () => undefined) {}
+  constructor(
+    private readonly onProblem: (problem: string) => void = () => undefined,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
 
   /**
-   * For `LeaderElectorOptions.scheduleLedger`: remembers the stored ledger and returns it
-   * merged with this process's runs, newer term wins (`mergeScheduleLedgers`).
+   * For `LeaderElectorOptions.scheduleLedger`: remembers the stored ledger (read within
+   * `SCHEDULE_LEDGER_LIMITS`, slots of terms after `leaseTransitions` dropped) and returns it
+   * merged with this process's runs, newer term wins (`mergeScheduleLedgers`), with at most
+   * `SCHEDULE_LEDGER_LIMITS.maxJobs` jobs: this process's own, then the most recently run.
    */
-  readonly writer: ScheduleLedgerWriter = (storedText) => {
-    const decoded = decodeScheduleLedger(storedText);
+  readonly writer: ScheduleLedgerWriter = (storedText, leaseTransitions) => {
+    const decoded = decodeScheduleLedger(storedText, {
+      maxToken: leaseTransitions,
+      nowMs: this.nowMs(),
+    });
     if (decoded.problem !== undefined && storedText !== this.lastProblemText) {
       this.lastProblemText = storedText;
       this.onProblem(decoded.problem);
     }
-    this.stored = mergeScheduleLedgers(this.stored, decoded.ledger);
-    return encodeScheduleLedger(mergeScheduleLedgers(this.stored, this.ours));
+    const ownJobs = new Set(Object.keys(this.ours.jobs));
+    const { maxJobs } = SCHEDULE_LEDGER_LIMITS;
+    this.stored = limitScheduleLedger(
+      mergeScheduleLedgers(this.stored, decoded.ledger),
+      maxJobs,
+      ownJobs,
+    );
+    return encodeScheduleLedger(
+      limitScheduleLedger(mergeScheduleLedgers(this.stored, this.ours), maxJobs, ownJobs),
+    );
   };
 
   /** What the ledger holds for `job` now (stored and ours merged). */

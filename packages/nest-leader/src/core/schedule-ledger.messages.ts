@@ -1,3 +1,5 @@
+import { quoted } from '../format.js';
+
 /** Message texts of the schedule ledger: reading a stored ledger that is not ours, slot rules. */
 export const scheduleLedgerMessages = {
   intervalPeriod: (periodMs: number): string =>
@@ -6,7 +8,14 @@ export const scheduleLedgerMessages = {
   notAnObject: (): string =>
     'the stored schedule ledger is not a JSON object of jobs; reading it as empty',
   unknownVersion: (version: unknown): string =>
-    `the stored schedule ledger has format version ${JSON.stringify(version) ?? 'undefined'}, this code reads 1; reading it as empty`,
+    `the stored schedule ledger has format version ${typeof version === 'number' ? version : typeof version}, this code reads 1; reading it as empty`,
   droppedEntries: (jobs: readonly string[]): string =>
-    `the stored schedule ledger has malformed entries for ${jobs.map((j) => JSON.stringify(j)).join(', ')}; ignoring them`,
+    `the stored schedule ledger has ${jobs.length} malformed ${jobs.length === 1 ? 'entry' : 'entries'} ` +
+    `(${jobs.slice(0, 3).map(quoted).join(', ')}${jobs.length > 3 ? ', …' : ''}: a bad slot, ` +
+    'a token of a later term, a time far ahead, or a name too long); ignoring them',
+  tooManyJobs: (jobs: number, maxJobs: number): string =>
+    `the stored schedule ledger has ${jobs} jobs; reading the first ${maxJobs}`,
+  tooLong: (length: number, maxLength: number): string =>
+    `the stored schedule ledger is ${length} characters long, more than the ${maxLength} read; ` +
+    'reading it as empty',
 } as const;

@@ -94,3 +94,33 @@ export function recordSlotCompleted(
     jobs: { [job]: { lastStarted: slot, lastCompleted: slot } },
   });
 }
+
+/** The newest slot of an entry, started or completed (undefined for an empty entry). */
+function newestSlot(entry: JobLedgerEntry): LedgerSlot | undefined {
+  return newer(entry.lastStarted, entry.lastCompleted);
+}
+
+/**
+ * `ledger` with at most `maxJobs` jobs: every job in `keep` (this process's own) first, then
+ * the others whose newest slot is newest (see {@link compareLedgerSlots}). Pure; returns
+ * `ledger` itself when it is within the bound. A peer can then not make a ledger — and every
+ * record written with it — grow without bound by inventing job names.
+ */
+export function limitScheduleLedger(
+  ledger: ScheduleLedger,
+  maxJobs: number,
+  keep: ReadonlySet<string> = new Set(),
+): ScheduleLedger {
+  const names = Object.keys(ledger.jobs);
+  if (names.length <= maxJobs) return ledger;
+  const rank = (job: string): LedgerSlot | undefined => newestSlot(ledger.jobs[job]!);
+  const others = names
+    .filter((job) => !keep.has(job))
+    .sort((a, b) => {
+      const [x, y] = [rank(a), rank(b)];
+      if (x === undefined || y === undefined) return x === undefined ? 1 : -1;
+      return compareLedgerSlots(y, x);
+    });
+  const kept = [...names.filter((job) => keep.has(job)), ...others].slice(0, maxJobs);
+  return { jobs: Object.fromEntries(kept.map((job) => [job, ledger.jobs[job]!])) };
+}

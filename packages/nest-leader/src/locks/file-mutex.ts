@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { FileLockMutexError } from '../errors.js';
 import { lockMessages } from './lock.messages.js';
@@ -34,7 +34,8 @@ export interface FileMutex {
  * process-wide signal handlers (signal-exit) when loaded; they swallow the SIGTERM Nest
  * re-raises after its shutdown hooks, so apps exited with status 0 instead of 143. A library
  * must not install signal handlers, so the few lines are ours. No exit hook is needed either:
- * a mutex is held for under `staleMs / 2`, and one left behind goes stale.
+ * a mutex is held for under `staleMs / 2`, and one left behind goes stale. Nothing follows a
+ * symbolic link: `mkdir` does not, and the mutex is judged with `lstat`.
  *
  * @throws FileLockMutexError (`busy`) when the mutex stays busy for `waitMs`;
  *   the signal's reason when it aborts; file-system errors other than "exists".
@@ -48,9 +49,9 @@ export async function acquireFileMutex(
   for (;;) {
     options.signal?.throwIfAborted();
     try {
-      await mkdir(directory);
+      await mkdir(directory, { mode: 0o700 });
       const acquiredAtMs = performance.now();
-      const { ino } = await stat(directory);
+      const { ino } = await lstat(directory);
       return heldMutex(path, directory, ino, acquiredAtMs, options.staleMs);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -72,8 +73,10 @@ function heldMutex(
   acquiredAtMs: number,
   staleMs: number,
 ): FileMutex {
-  const stillOurs = async (): Promise<boolean> =>
-    (await stat(directory).catch(() => undefined))?.ino === ino;
+  const stillOurs = async (): Promise<boolean> => {
+    const stats = await lstat(directory).catch(() => undefined);
+    return stats?.isDirectory() === true && stats.ino === ino;
+  };
   return {
     async assertHeld() {
       // Others break a mutex only once its mtime is staleMs old; within half of that since
@@ -97,7 +100,8 @@ function heldMutex(
 
 /** Moves a stale mutex aside (atomically: one process wins the rename); true if it did. */
 async function breakIfStale(directory: string, staleMs: number): Promise<boolean> {
-  const stats = await stat(directory).catch(() => undefined);
+  // lstat: a symbolic link planted at the mutex's name is judged (and moved aside) as itself.
+  const stats = await lstat(directory).catch(() => undefined);
   if (!stats) return true; // released meanwhile: try again at once
   if (Date.now() - stats.mtimeMs <= staleMs) return false;
   const aside = `${directory}.stale-${randomUUID()}`;

@@ -1,8 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { InvalidLeaderElectionOptionError, LockConflictError } from '../errors.js';
-import { defaultFileLockDirectory } from './file-lock-directory.js';
+import {
+  FileLockUnsafePathError,
+  InvalidLeaderElectionOptionError,
+  LockConflictError,
+} from '../errors.js';
+import {
+  defaultFileLockDirectory,
+  ensureFileLockDirectory,
+  projectRoot,
+  userFileLockDirectory,
+} from './file-lock-directory.js';
 import { acquireFileMutex } from './file-mutex.js';
 import { lockMessages } from './lock.messages.js';
 import { type FileLockRead, watchFileLock } from './file-lock.watcher.js';
@@ -26,8 +36,9 @@ export type FileLockOptions =
       /** Lease name (DNS-1123 subdomain); the file is `<directory>/<name>.lease.json`. */
       name: string;
       /**
-       * Directory of the lease file; default one per project in the OS temp directory,
-       * `<os.tmpdir()>/nest-leader-<project>-<hash>` (see `defaultFileLockDirectory`).
+       * Directory of the lease file; default one per project in this user's directory,
+       * `$XDG_RUNTIME_DIR/nest-leader/<project>-<hash>` or
+       * `<os.tmpdir()>/nest-leader-<uid>/<project>-<hash>` (see `defaultFileLockDirectory`).
        */
       directory?: string;
     };
@@ -36,6 +47,13 @@ export type FileLockOptions =
 const MUTEX_WAIT_MS = 5_000;
 /** A mutex older than this is stale (its holder died mid-write). */
 const MUTEX_STALE_MS = 2_000;
+/**
+ * Longest lease file read, in bytes: a record with a schedule ledger and a handoff marker is a
+ * few KB; a larger file is not one we wrote and reads as no record (as unparseable content).
+ */
+export const MAX_LEASE_FILE_BYTES = 1024 * 1024;
+/** `open` flags of a lease file read: never through a symbolic link, never blocking on a FIFO. */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 interface LeaseFile {
   version: string;
@@ -74,12 +92,20 @@ interface LeaseFile {
  *
  * {@link watch} reports every write the moment it is renamed into place (`fs.watch` on the
  * directory), and a watched holder's death within 250 ms (`HOLDER_CHECK_INTERVAL_MS`).
+ *
+ * Another user of the host is hostile: before every read and write the lock's directory is
+ * created (0700) if missing and checked to be this user's own (`ensureFileLockDirectory`:
+ * not a symbolic link, owned by this uid, not writable by group or others; for the default
+ * directory, its per-user parent too); the lease file is opened without following symbolic
+ * links, must be a regular file, and is read up to 1 MiB (`MAX_LEASE_FILE_BYTES`).
  */
 export class FileLock implements WatchableLock {
   /** `FileLock <path>`. */
   readonly description: string;
   /** Absolute path of the lease file. */
   readonly path: string;
+  /** The directories checked before each access, outermost first, and whether to create parents. */
+  private readonly directories: ReadonlyArray<{ path: string; parents: boolean }>;
 
   /**
    * @throws InvalidLeaderElectionOptionError if `path` is empty or `name` is not a DNS-1123
@@ -91,9 +117,21 @@ export class FileLock implements WatchableLock {
         throw new InvalidLeaderElectionOptionError('path', lockMessages.filePathRule, opts.path);
       }
       this.path = resolve(opts.path);
+      this.directories = [{ path: dirname(this.path), parents: true }];
     } else {
       const name = validateLeaseName(opts.name, 'name');
-      this.path = resolve(opts.directory ?? defaultFileLockDirectory(), `${name}.lease.json`);
+      if (opts.directory === undefined) {
+        const user = resolve(userFileLockDirectory());
+        const project = defaultFileLockDirectory(projectRoot(), user);
+        this.path = resolve(project, `${name}.lease.json`);
+        this.directories = [
+          { path: user, parents: true },
+          { path: project, parents: false },
+        ];
+      } else {
+        this.path = resolve(opts.directory, `${name}.lease.json`);
+        this.directories = [{ path: dirname(this.path), parents: true }];
+      }
     }
     this.description = `FileLock ${this.path}`;
   }
@@ -158,14 +196,29 @@ export class FileLock implements WatchableLock {
     };
   }
 
+  /** Checks (and creates) the lock's directories; see the class. */
+  private async ensureDirectories(): Promise<void> {
+    for (const directory of this.directories) {
+      await ensureFileLockDirectory(directory.path, directory.parents);
+    }
+  }
+
+  /**
+   * The parsed lease file: `undefined` when absent, unparseable or larger than
+   * {@link MAX_LEASE_FILE_BYTES}.
+   * @throws FileLockUnsafePathError when the directory is not this user's own, or the file is
+   *   a symbolic link or not a regular file.
+   */
   private async readFile(): Promise<LeaseFile | undefined> {
-    let text: string;
+    await this.ensureDirectories();
+    let text: string | undefined;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = await readCapped(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    if (text === undefined) return undefined;
     try {
       return JSON.parse(text) as LeaseFile;
     } catch {
@@ -178,7 +231,11 @@ export class FileLock implements WatchableLock {
     const version = randomUUID();
     const temporary = `${this.path}.${process.pid}.${version}.tmp`;
     try {
-      await writeFile(temporary, JSON.stringify(toLeaseFile(record, version), null, 2));
+      // 'wx': O_EXCL, so nothing already at that name (a planted link) is written through.
+      await writeFile(temporary, JSON.stringify(toLeaseFile(record, version), null, 2), {
+        flag: 'wx',
+        mode: 0o600,
+      });
       await assertHeld();
       await rename(temporary, this.path);
     } catch (error) {
@@ -198,7 +255,7 @@ export class FileLock implements WatchableLock {
     signal: AbortSignal | undefined,
     critical: (assertHeld: () => Promise<void>) => Promise<T>,
   ): Promise<T> {
-    await mkdir(dirname(this.path), { recursive: true });
+    await this.ensureDirectories();
     const mutex = await acquireFileMutex(this.path, {
       staleMs: MUTEX_STALE_MS,
       waitMs: MUTEX_WAIT_MS,
@@ -209,6 +266,44 @@ export class FileLock implements WatchableLock {
     } finally {
       await mutex.release();
     }
+  }
+}
+
+/**
+ * The text of the file at `path`, opened without following a symbolic link (O_NOFOLLOW) and
+ * without blocking (a FIFO), read up to {@link MAX_LEASE_FILE_BYTES}; `undefined` when larger.
+ * @throws FileLockUnsafePathError for a symbolic link or anything but a regular file; ENOENT
+ *   and other file-system errors as they are.
+ */
+async function readCapped(path: string): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new FileLockUnsafePathError(path, 'symlink', lockMessages.fileLockSymlink(path));
+    }
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new FileLockUnsafePathError(
+        path,
+        'not-a-regular-file',
+        lockMessages.fileLockNotARegularFile(path),
+      );
+    }
+    const buffer = Buffer.alloc(Math.min(stats.size, MAX_LEASE_FILE_BYTES) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return length > MAX_LEASE_FILE_BYTES ? undefined : buffer.toString('utf8', 0, length);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -9,7 +9,10 @@
  * PID that no longer exists, or is a zombie, or now belongs to a process started at another
  * time (PID reuse) proves the holder gone. On macOS (no `/proc`; `kern.bootsessionuuid` for the
  * boot) only `process.kill(pid, 0)` failing with `ESRCH` proves it gone; a PID in use may have
- * been reused, so it proves nothing. Everywhere else nothing is proven.
+ * been reused, so it proves nothing. Everywhere else nothing is proven. A PID missing from
+ * `/proc` is confirmed with `process.kill(pid, 0)` before it counts as gone: with `/proc`
+ * mounted `hidepid=1|2` another user's live process is missing there too (signal 0 answers
+ * EPERM for it), and is then `unknown`.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
@@ -72,7 +75,13 @@ export function checkHolderProcess(
     }
     if (holder.startTime === undefined) return { state: 'unknown', reason: messages.noProof };
     const stat = procStat(holder.pid);
-    if (stat === 'missing') return { state: 'gone', proof: messages.pidMissing(holder.pid) };
+    if (stat === 'missing') {
+      // /proc mounted with hidepid hides other users' processes as if they did not exist: only
+      // the kernel's own answer to signal 0 (ESRCH) proves the PID gone; EPERM means it runs.
+      return signalZero(holder.pid) === 'ESRCH'
+        ? { state: 'gone', proof: messages.pidMissing(holder.pid) }
+        : { state: 'unknown', reason: messages.pidHidden(holder.pid) };
+    }
     if (stat === undefined) return { state: 'unknown', reason: messages.procUnreadable };
     if (stat.state === 'Z' || stat.state === 'X') {
       return { state: 'gone', proof: messages.pidZombie(holder.pid) };

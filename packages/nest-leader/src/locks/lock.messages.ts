@@ -33,6 +33,27 @@ export const lockMessages = {
   fileLockHeldTooLong: (path: string, limitMs: number) =>
     `FileLock ${path}: the file mutex was held for more than ${limitMs} ms (a stalled event ` +
     'loop?); another process may have broken it as stale, so nothing was written.',
+  fileLockDirectorySymlink: (path: string) =>
+    `FileLock directory ${path} is a symbolic link; refusing to follow it (whoever made it ` +
+    'chooses where the election record lives). Remove the link, or pass the real directory ' +
+    'as the FileLock directory option.',
+  fileLockNotADirectory: (path: string) =>
+    `FileLock directory ${path} exists but is not a directory; remove it or choose another ` +
+    'directory.',
+  fileLockDirectoryOtherOwner: (path: string, ownerUid: number, uid: number) =>
+    `FileLock directory ${path} belongs to uid ${ownerUid}, not to this process's uid ${uid}: ` +
+    'its owner could forge or delete the election record. Remove it (as its owner or root) ' +
+    'so it is created again, or use a directory of your own.',
+  fileLockDirectoryWritableByOthers: (path: string, mode: number) =>
+    `FileLock directory ${path} is writable by its group or by everyone (mode ` +
+    `${(mode & 0o7777).toString(8).padStart(4, '0')}): others could forge or delete the ` +
+    `election record. Restrict it (chmod 700 ${path}) or use a directory of your own.`,
+  fileLockSymlink: (path: string) =>
+    `FileLock file ${path} is a symbolic link; refusing to follow it. Remove it: the lock ` +
+    'creates the file itself.',
+  fileLockNotARegularFile: (path: string) =>
+    `FileLock file ${path} is not a regular file (a FIFO, a device or a directory?); remove ` +
+    'it: the lock creates the file itself.',
   fileMutexLost: (path: string) =>
     `FileLock ${path}: the file mutex was removed or replaced while held; nothing was written.`,
 } as const;

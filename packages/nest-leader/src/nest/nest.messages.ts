@@ -3,7 +3,7 @@
  * events. The messages of its typed errors are in `errors.messages.ts`.
  */
 
-import { errorText } from '../format.js';
+import { errorText, quoted } from '../format.js';
 
 /** What the Nest layer logs once when the elector starts. */
 export interface NestStartDetails {
@@ -43,10 +43,10 @@ export const nestMessages = {
   shutdownGraceRule: 'must be a finite number of milliseconds, zero or more',
   notLeader: (leader: string | undefined) =>
     leader
-      ? `This replica is not the leader; the leader is "${leader}".`
+      ? `This replica is not the leader; the leader is ${quoted(leader)}.`
       : 'This replica is not the leader; no leader is known yet.',
   skipped: (className: string, methodName: string, leader: string | undefined) =>
-    `Skipped ${className}.${methodName}(): not the leader (leader: ${leader ? `"${leader}"` : 'none'}); ` +
+    `Skipped ${className}.${methodName}(): not the leader (leader: ${leader ? quoted(leader) : 'none'}); ` +
     'its further skips are not logged until this replica has led.',
   scheduleModuleMissing: (handlers: readonly string[]) =>
     `${handlers.join(', ')} ${handlers.length === 1 ? 'has' : 'have'} @Cron/@Interval/@Timeout ` +

@@ -42,7 +42,7 @@ export interface CandidateSnapshot {
   leading: boolean;
   /** Seconds since the last successful acquire/renew, while leading. */
   sinceLastRenewSeconds?: number;
-  /** The observed holder, if any. */
+  /** The observed holder's label value (bounded: see `HOLDER_LABEL_LIMITS`), if any. */
   holder?: string;
 }
 

@@ -3,6 +3,7 @@
  */
 
 import type { LeaderTermEndReason } from '../errors.interfaces.js';
+import { quoted } from '../format.js';
 import { termEndReasonText } from '../errors.messages.js';
 import type { LeadershipChangeReason } from '../core/election-observer.js';
 
@@ -40,6 +41,10 @@ export const observabilityMessages = {
   podLabelFailed: (label: string, error: Error) =>
     `Could not set the pod role label ${label}: ${error.message} Leader election is ` +
     'unaffected; further failures of this kind are logged at debug level.',
+  previousHolderNotAPodName: (holder: string) =>
+    `Not relabelling the previous holder ${quoted(holder)} as standby: it is not a Pod name ` +
+    '(a DNS-1123 subdomain), so it cannot be a Pod of this namespace. Leader election is ' +
+    'unaffected; further such holders are logged at debug level.',
   podNameRule:
     'must name this pod: set POD_NAME from the downward API (env valueFrom fieldRef ' +
     'metadata.name) or pass podName',

@@ -8,7 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ElectionObservation, ElectionObserver } from '../core/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../core/leader-elector.options.js';
-import { validateNamespace } from '../kubernetes/names.js';
+import { isDnsSubdomain, validateNamespace } from '../kubernetes/names.js';
 import { observabilityMessages, POD_RESOURCE } from './observability.messages.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
 import { withSharedConnection } from '../kubernetes/connection-pool.js';
@@ -65,7 +65,9 @@ export interface PodRoleLabelObserverOptions {
  *
  * Windows. Two `leader` labels: never, as long as the new leader's PATCH of the previous
  * holder's Pod succeeds (it is sent before its own); if it fails (RBAC, an identity that is not
- * a Pod name), until the old leader relabels itself. A stale `leader` label on a Pod that no
+ * a Pod name), until the old leader relabels itself. The previous holder is what a peer wrote
+ * into the Lease: a holderIdentity that is not a DNS-1123 subdomain (`..`, a `/`, a newline —
+ * no Pod has such a name) is never patched; that is logged once, quoted. A stale `leader` label on a Pod that no
  * longer leads: after a release, none if `onStoppedLeading` awaits `flush()`; after a step-down,
  * until its own PATCH lands — sent at renewDeadline, at least leaseDuration − renewDeadline
  * (5 s by default) before anyone else may acquire; after a crash, until the next leader's
@@ -127,7 +129,14 @@ export class PodRoleLabelObserver implements ElectionObserver {
     this.labelled = true;
     const previous = this.previousHolder;
     if (previous !== undefined && previous !== this.podName) {
-      this.label(previous, POD_ROLE.standby, false);
+      // A holderIdentity is whatever a peer wrote: only a Pod name goes into the PATCH's path.
+      if (isDnsSubdomain(previous)) this.label(previous, POD_ROLE.standby, false);
+      else {
+        this.failures.report(
+          'previous:not-a-pod-name',
+          observabilityMessages.previousHolderNotAPodName(previous),
+        );
+      }
     }
     this.label(this.podName, POD_ROLE.leader, true);
   }

@@ -4,6 +4,7 @@
  * ours beside them, every one labelled with the election's `name`. Framework-free; prom-client
  * (an optional peer dependency) is loaded when the first observer is constructed.
  */
+import { HolderLabelValues } from './holder-label.js';
 import type { LeaderTermEndReason } from '../errors.js';
 import { type Clock, SystemClock } from '../core/clock.js';
 import type {
@@ -67,6 +68,8 @@ interface CandidateState {
   lastRenewMs?: number;
   /** The holder last observed; `undefined` before the first observation. */
   holder?: string;
+  /** Its `holder` label value (see `holder-label.ts`); `undefined` while the Lease is free. */
+  holderLabel?: string;
   /** leaseTransitions at that observation. */
   leaseTransitions?: number;
 }
@@ -90,8 +93,10 @@ interface CandidateState {
  * - `leader_election_schedule_slots_total{job,outcome}` counter — slots of leader-only scheduled
  *   jobs: on time, caught up, redone, skipped, expired.
  *
- * Every label has a bounded set of values (the holder label has one value at a time per
- * election). Call {@link close} when the elector is done, so its candidate leaves the gauges.
+ * Every label has a bounded set of values. The holder label has one value at a time per
+ * candidate, and a peer cannot grow its values without bound: a holderIdentity that is not a
+ * plain name (letters, digits, `.`, `_`, `-`; at most 253 characters), or a 17th new name within
+ * an hour, is shown as `(other)` (see `HOLDER_LABEL_LIMITS`). Call {@link close} when the elector is done, so its candidate leaves the gauges.
  *
  * @throws MissingPeerDependencyError (constructor) if prom-client is not installed.
  * @throws InvalidLeaderElectionOptionError (constructor, option `registry`) if `registry` is not
@@ -101,6 +106,7 @@ export class PrometheusElectionObserver implements ElectionObserver, CandidateSo
   private readonly metrics: ElectionMetrics;
   private readonly clock: Pick<Clock, 'nowMs'>;
   private readonly candidates = new Map<string, CandidateState>();
+  private readonly holderLabels = new HolderLabelValues();
   private closed = false;
 
   constructor(options: PrometheusElectionObserverOptions = {}) {
@@ -187,6 +193,15 @@ export class PrometheusElectionObserver implements ElectionObserver, CandidateSo
       this.metrics.transitions.inc({ name: event.election }, count);
     }
     candidate.holder = holderIdentity;
+    candidate.holderLabel =
+      holderIdentity === ''
+        ? undefined
+        : this.holderLabels.valueFor(
+            event.election,
+            holderIdentity,
+            event.identity,
+            this.clock.nowMs(),
+          );
     candidate.leaseTransitions = leaseTransitions;
   }
 
@@ -229,7 +244,7 @@ export class PrometheusElectionObserver implements ElectionObserver, CandidateSo
       if (candidate.leading && candidate.lastRenewMs !== undefined) {
         snapshot.sinceLastRenewSeconds = Math.max(0, nowMs - candidate.lastRenewMs) / 1000;
       }
-      if (candidate.holder) snapshot.holder = candidate.holder;
+      if (candidate.holderLabel) snapshot.holder = candidate.holderLabel;
       yield snapshot;
     }
   }

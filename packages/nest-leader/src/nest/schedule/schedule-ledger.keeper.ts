@@ -69,8 +69,9 @@ export class ScheduleLedgerKeeper {
     private readonly clock: Clock,
     private readonly counterFor?: (job: string) => ScheduleSlotCounter,
   ) {
-    this.book = new ScheduleLedgerBook((problem) =>
-      this.logger.warn(scheduleMessages.storedLedgerProblem(election, problem)),
+    this.book = new ScheduleLedgerBook(
+      (problem) => this.logger.warn(scheduleMessages.storedLedgerProblem(election, problem)),
+      () => clock.wallNow().getTime(),
     );
   }
 

@@ -99,6 +99,28 @@ describe('ScheduleLedgerBook across a crash failover (elector on MemoryLock, man
     });
   });
 
+  test("a peer's ledger of 10,000 jobs: one problem reported, the ledger written back is bounded and keeps ours", () => {
+    const problems: string[] = [];
+    const book = new ScheduleLedgerBook((problem) => problems.push(problem));
+    book.beginTerm(4).begin(JOB, at(1));
+    const jobs: Record<string, unknown> = {};
+    // Short names, so the 10,000 fit the 128 KiB a ledger text may have (a longer one reads empty).
+    for (let i = 0; i < 10_000; i++) jobs[`p${i}`] = {};
+    const hostile = JSON.stringify({ v: 1, jobs });
+    assert.ok(hostile.length < 128 * 1024);
+
+    const written = book.writer(hostile, 4)!;
+    book.writer(hostile, 4);
+    const again = book.writer(written, 5);
+
+    assert.equal(problems.length, 1);
+    const read = decodeScheduleLedger(written).ledger.jobs;
+    assert.equal(Object.keys(read).length, 512);
+    assert.deepEqual(read[JOB]?.lastStarted, { scheduledAt: at(1), token: 4 }, 'ours kept');
+    assert.ok(written.length < 40_000, `${written.length} characters`);
+    assert.equal(Object.keys(decodeScheduleLedger(again).ledger.jobs).length, 512);
+  });
+
   test('what an older term of this process recorded never overwrites what a newer term stored', () => {
     const book = new ScheduleLedgerBook();
     const old = book.beginTerm(2);

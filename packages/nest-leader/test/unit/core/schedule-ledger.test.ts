@@ -6,7 +6,9 @@ import {
   encodeScheduleLedger,
   mergeScheduleLedgers,
   recordSlotCompleted,
+  limitScheduleLedger,
   recordSlotStarted,
+  SCHEDULE_LEDGER_LIMITS,
   type ScheduleLedger,
 } from 'nest-leader';
 
@@ -117,5 +119,64 @@ describe('schedule ledger codec', () => {
     const decoded = decodeScheduleLedger(text);
     assert.deepEqual(Object.keys(decoded.ledger.jobs), ['good']);
     assert.match(decoded.problem ?? '', /"badDate", "badToken", "notObject"/);
+  });
+});
+
+describe('decodeScheduleLedger: a ledger written by a hostile peer is bounded', () => {
+  const NOW_MS = t('12:00:00').getTime();
+  const slot = (iso: string, token: number) => [iso, token];
+
+  test('a text over 128 KiB is not parsed: empty, with a short problem', () => {
+    const text = JSON.stringify({ v: 1, jobs: { job: { c: slot('x'.repeat(200_000), 1) } } });
+    const decoded = decodeScheduleLedger(text, { nowMs: NOW_MS });
+    assert.deepEqual(decoded.ledger, { jobs: {} });
+    assert.match(decoded.problem!, /200\d{3} characters long, more than the 131072 read/);
+  });
+
+  test('10,000 entries: the first 512 are read, the problem counts them in one short line', () => {
+    const jobs: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) jobs[`j${i}`] = {};
+    const decoded = decodeScheduleLedger(JSON.stringify({ v: 1, jobs }), { nowMs: NOW_MS });
+    assert.equal(Object.keys(decoded.ledger.jobs).length, SCHEDULE_LEDGER_LIMITS.maxJobs);
+    assert.equal(
+      decoded.problem,
+      'the stored schedule ledger has 10000 jobs; reading the first 512',
+    );
+  });
+
+  test('a token of a later term than the record, a time a year ahead, a huge name: dropped', () => {
+    const text = JSON.stringify({
+      v: 1,
+      jobs: {
+        good: { c: slot('2026-01-01T12:00:00.000Z', 7) },
+        skewed: { c: slot('2026-01-01T13:00:00.000Z', 7) }, // an hour ahead: clock skew
+        laterTerm: { c: slot('2026-01-01T11:00:00.000Z', 8) },
+        yearAhead: { s: slot('2027-01-01T00:00:00.000Z', 7) },
+        before1970: { s: slot('1969-12-31T00:00:00.000Z', 7) },
+        ['n'.repeat(300)]: { c: slot('2026-01-01T11:00:00.000Z', 7) },
+        ['\nforged log line']: 7,
+      },
+    });
+    const decoded = decodeScheduleLedger(text, { maxToken: 7, nowMs: NOW_MS });
+    assert.deepEqual(Object.keys(decoded.ledger.jobs), ['good', 'skewed']);
+    assert.ok(decoded.problem!.length < 300, decoded.problem);
+    assert.match(
+      decoded.problem!,
+      /5 malformed entries \("laterTerm", "yearAhead", "before1970", …/,
+    );
+    assert.doesNotMatch(decoded.problem!, /\n/, 'no raw newline from a job name');
+  });
+});
+
+describe('limitScheduleLedger', () => {
+  test("keeps this process's jobs, then the most recently run, up to the bound", () => {
+    let ledger = emptyScheduleLedger();
+    for (let i = 1; i <= 5; i++) {
+      ledger = recordSlotStarted(ledger, `peer${i}`, { scheduledAt: t(`00:00:0${i}`), token: 3 });
+    }
+    ledger = recordSlotStarted(ledger, 'ours', { scheduledAt: t('00:00:00'), token: 1 });
+    const limited = limitScheduleLedger(ledger, 3, new Set(['ours']));
+    assert.deepEqual(Object.keys(limited.jobs).sort(), ['ours', 'peer4', 'peer5']);
+    assert.equal(limitScheduleLedger(ledger, 6), ledger, 'within the bound: unchanged');
   });
 });

@@ -9,6 +9,7 @@ import {
   InvalidLeaderElectionOptionError,
   LockConflictError,
   projectRoot,
+  userFileLockDirectory,
 } from 'nest-leader';
 
 const record = {
@@ -179,11 +180,24 @@ describe('defaultFileLockDirectory', () => {
     return join(dir, name);
   };
 
-  test('is one directory per project in the OS temp directory, named after it', () => {
+  test("is one directory per project in this user's directory, named after it", () => {
     const directory = defaultFileLockDirectory();
 
-    assert.equal(dirname(directory), tmpdir());
-    assert.match(directory, /nest-leader-[\w.-]+-[0-9a-f]{12}$/);
+    assert.equal(dirname(directory), userFileLockDirectory());
+    assert.match(directory, /[\w.-]+-[0-9a-f]{12}$/);
+  });
+
+  test("the user's directory is $XDG_RUNTIME_DIR/nest-leader, else nest-leader-<uid> in the temp directory", () => {
+    assert.equal(
+      userFileLockDirectory({ XDG_RUNTIME_DIR: '/run/user/1000' }, dir),
+      '/run/user/1000/nest-leader',
+    );
+    assert.equal(userFileLockDirectory({}, dir), join(dir, `nest-leader-${process.getuid!()}`));
+    assert.equal(
+      userFileLockDirectory({ XDG_RUNTIME_DIR: 'relative' }, dir),
+      join(dir, `nest-leader-${process.getuid!()}`),
+      'a relative XDG_RUNTIME_DIR is ignored, as the XDG spec asks',
+    );
   });
 
   test('the project is the nearest package.json above the entry script, whatever the cwd', () => {
@@ -203,8 +217,8 @@ describe('defaultFileLockDirectory', () => {
 
     assert.notEqual(billing, other);
     assert.equal(dirname(billing), dir);
-    assert.match(billing, /nest-leader-billing-[0-9a-f]{12}$/);
-    assert.match(other, /nest-leader-billing-[0-9a-f]{12}$/);
+    assert.match(billing, /\/billing-[0-9a-f]{12}$/);
+    assert.match(other, /\/billing-[0-9a-f]{12}$/);
   });
 
   test('falls back to the working directory without an entry script or package.json', () => {

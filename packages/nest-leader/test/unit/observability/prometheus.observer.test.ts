@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   ELECTION_METRIC_NAMES as M,
+  HOLDER_LABEL_LIMITS,
   InvalidLeaderElectionOptionError,
+  OTHER_HOLDER_LABEL,
   PrometheusElectionObserver,
 } from 'nest-leader';
 import { ManualClock } from 'nest-leader/testing';
@@ -162,6 +164,48 @@ describe('PrometheusElectionObserver', () => {
     assert.deepEqual(info, [{ labels: { name: 'billing', holder: 'pod-c' }, value: 1 }]);
     observer.leaderObserved({ ...billing, holderIdentity: '', leaseTransitions: 2 });
     assert.deepEqual(await samples(registry, M.observedLeader), [], 'free Lease: no holder');
+  });
+
+  it('a holder a peer wrote that is not a plain name (newline, 300 characters) is shown as (other)', async () => {
+    const { registry, observer } = setup();
+    const shown = async (holderIdentity: string) => {
+      observer.leaderObserved({ ...billing, holderIdentity, leaseTransitions: 1 });
+      return (await samples(registry, M.observedLeader))[0]?.labels.holder;
+    };
+    assert.equal(await shown('pod-b\nleader_election_master_status 1'), OTHER_HOLDER_LABEL);
+    assert.equal(await shown('x'.repeat(300)), OTHER_HOLDER_LABEL);
+    assert.equal(await shown('..'), OTHER_HOLDER_LABEL);
+    assert.equal(await shown('billing-7d9f-x2kq'), 'billing-7d9f-x2kq');
+  });
+
+  it('a peer renaming itself on every write adds at most 16 holder values an hour, then (other)', async () => {
+    const { registry, clock, observer } = setup();
+    const values = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      observer.leaderObserved({ ...billing, holderIdentity: `ghost-${i}`, leaseTransitions: i });
+      values.add((await samples(registry, M.observedLeader))[0]!.labels.holder as string);
+    }
+    assert.equal(values.size, HOLDER_LABEL_LIMITS.maxNewValues + 1);
+    assert.ok(values.has(OTHER_HOLDER_LABEL));
+    observer.leaderObserved({ ...billing, holderIdentity: 'ghost-3', leaseTransitions: 1001 });
+    assert.equal(
+      (await samples(registry, M.observedLeader))[0]!.labels.holder,
+      'ghost-3',
+      'admitted ones stay',
+    );
+    observer.leaderObserved({ ...billing, holderIdentity: 'pod-a', leaseTransitions: 1002 });
+    assert.equal(
+      (await samples(registry, M.observedLeader))[0]!.labels.holder,
+      'pod-a',
+      'itself: always',
+    );
+    await clock.advance(HOLDER_LABEL_LIMITS.windowMs);
+    observer.leaderObserved({ ...billing, holderIdentity: 'billing-new', leaseTransitions: 1003 });
+    assert.equal(
+      (await samples(registry, M.observedLeader))[0]!.labels.holder,
+      'billing-new',
+      'an hour later, new names are shown again',
+    );
   });
 
   it('reports seconds since the last successful renew while leading, none otherwise', async () => {
