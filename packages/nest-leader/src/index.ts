@@ -51,6 +51,20 @@ export {
 } from './core/lock-failure.reporter.js';
 export { LockRequests, type LockRequestListener } from './core/lock-requests.js';
 export {
+  MAX_OFFERS_PER_HANDOFF,
+  offerPollMs,
+  offerWindowMs,
+  isAccepted,
+  isOpenOfferTo,
+} from './core/handoff-offer.js';
+export {
+  HandoffOffers,
+  type HandoffOfferConfig,
+  type HandoffOfferHost,
+  type OfferingTerm,
+  type OfferOutcome,
+} from './core/handoff-offer.session.js';
+export {
   type MissingLeaseWait,
   ObservedRecord,
   sameElectionRecord,
@@ -68,12 +82,22 @@ export {
 export type {
   HolderLiveness,
   LeaseHandoff,
+  LeaseHandoffOffer,
   LeaseRecord,
   LockOperation,
   ResourceLock,
   VersionedLeaseRecord,
 } from './locks/resource-lock.js';
-export { parseLeaseHandoff, parseLeaseRecord } from './locks/resource-lock.js';
+export {
+  parseLeaseHandoff,
+  parseLeaseHandoffOffer,
+  parseLeaseRecord,
+} from './locks/resource-lock.js';
+export {
+  MAX_CANDIDATES_TEXT_LENGTH,
+  MAX_MARKER_TEXT_LENGTH,
+  isCandidateIdentity,
+} from './locks/peer-bounds.js';
 export {
   type AdvertisedCandidate,
   parseAdvertisedCandidates,
@@ -138,6 +162,7 @@ export {
   LeaseLock,
   CANDIDATES_ANNOTATION,
   HANDOFF_ANNOTATION,
+  HANDOFF_OFFER_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/lease.lock.js';

@@ -6,11 +6,13 @@
 
 import { LeadershipTransferError } from '../errors.js';
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import type { LeaseRecord } from '../locks/resource-lock.js';
 import { higherPriorityCandidate, preferredCandidate } from './candidate-preference.js';
 import { timeoutSignal } from './clock.js';
 import { preferredSuccessor } from './coordinated-election.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
+import { awaitsHandoff, isOpenOfferTo, offerPollMs } from './handoff-offer.js';
+import type { HandoffOffers, OfferingTerm } from './handoff-offer.session.js';
 import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 import type { LeaderTermLifetime } from './leader-term.js';
 import {
@@ -47,10 +49,21 @@ export interface HandoffSessionHost extends HandoffWriter {
  */
 export class LeadershipHandoffSession {
   private underWay: Promise<void> | undefined;
+  /**
+   * Targets asked for by the record (`preferredHolder`) that left an offer unanswered, with the
+   * monotonic time, ms, until which they are not offered again (every renewal would otherwise
+   * start another offer to a candidate that is not there).
+   */
+  private readonly unansweredUntilMs = new Map<string, number>();
 
+  /**
+   * @param offers - the handoff offers, on locks that store them (`storesCandidates`); without,
+   *   a handoff is written to its target unoffered (the lock has no place for an acceptance)
+   */
   constructor(
     private readonly config: HandoffSessionConfig,
     private readonly host: HandoffSessionHost,
+    private readonly offers: HandoffOffers | undefined,
   ) {}
 
   /**
@@ -118,6 +131,9 @@ export class LeadershipHandoffSession {
     const to = preferredHolder ?? ranked?.identity;
     const active = to === undefined ? undefined : leading();
     if (to === undefined || !active) return;
+    const { clock } = this.config;
+    if ((this.unansweredUntilMs.get(to) ?? -Infinity) > clock.nowMs()) return;
+    this.unansweredUntilMs.delete(to);
     const lock = this.host.lock;
     const failed = (error: unknown) =>
       logger.warn(
@@ -131,7 +147,14 @@ export class LeadershipHandoffSession {
       logger.info(coordinatedMessages.preferredHolder(identity, lock, to));
     }
     const leaseDurationSeconds = leaseDurationMs / 1000;
-    this.track(this.handOff(active, to, leaseDurationSeconds, ranked !== undefined)).catch(failed);
+    this.track(this.handOff(active, to, leaseDurationSeconds, ranked !== undefined)).catch(
+      (error: unknown) => {
+        if (error instanceof LeadershipTransferError && error.reason === 'not-accepted') {
+          this.unansweredUntilMs.set(to, clock.nowMs() + leaseDurationMs);
+        }
+        failed(error);
+      },
+    );
   }
 
   /** With `yieldToHigherPriority`: the candidate of a higher priority to yield to, if any. */
@@ -139,6 +162,28 @@ export class LeadershipHandoffSession {
     const { yieldToHigherPriority, identity, advertisement } = this.config;
     if (!yieldToHigherPriority) return undefined;
     return higherPriorityCandidate(record.candidates, identity, advertisement?.priority ?? 0);
+  }
+
+  /** True when `record` carries an open handoff offer to this candidate (see `isOpenOfferTo`). */
+  offeredToUs(record: LeaseRecord | undefined): boolean {
+    return this.offers !== undefined && isOpenOfferTo(record, this.config.identity);
+  }
+
+  /**
+   * How long, ms, a polling candidate waits before its next read: `retryDelayMs`, or one offer
+   * poll while it accepted an offer and awaits the handoff (a handoff only, never steady state).
+   */
+  nextReadDelayMs(record: LeaseRecord | undefined, retryDelayMs: number): number {
+    if (!this.offers || !awaitsHandoff(record, this.config.identity)) return retryDelayMs;
+    return Math.min(retryDelayMs, offerPollMs(this.offers.retryPeriodMs));
+  }
+
+  /**
+   * As candidate: accepts the open offer to us (see `HandoffOffers.accept`); `missed` when the
+   * leader had moved on. Never rejects.
+   */
+  acceptOffer(): Promise<'accepted' | 'missed' | 'failed'> {
+    return this.offers?.accept() ?? Promise.resolve('missed');
   }
 
   /** True when `record` is a live handoff to this candidate (see `isHandoffTo`). */
@@ -158,37 +203,54 @@ export class LeadershipHandoffSession {
   }
 
   /**
-   * Reads the record (its advertisements may be newer than our last renewal), then hands off
-   * to the preferred candidate; rejects `no-candidate`, the term going on, when there is none.
+   * Offers the Lease to the preferred candidate of the record read (its advertisements may be
+   * newer than our last renewal), then to the next while they do not answer, and hands off to
+   * the first that accepts; rejects `no-candidate` when none advertises itself, `not-accepted`
+   * when none accepted — the term going on either way.
    */
   private async handOffToPreferred(
     active: LeaderTermLifetime,
     leaseDurationSeconds: number,
   ): Promise<void> {
-    const { identity, clock, renewDeadlineMs } = this.config;
-    const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
-    let current: VersionedLeaseRecord | undefined;
-    try {
-      current = await this.host.get(signal);
-    } catch (cause) {
-      throw new LeadershipTransferError('no-candidate', this.host.lock, undefined, { cause });
-    } finally {
-      dispose();
+    const { identity } = this.config;
+    const lock = this.host.lock;
+    if (!this.offers) throw new LeadershipTransferError('no-candidate', lock, undefined);
+    const answer = await this.offers.offerToPreferred(
+      (record) => preferredCandidate(record.candidates, identity),
+      offeringTerm(active),
+    );
+    if (answer.outcome === 'lost') throw new LeadershipTransferError('not-leader', lock, undefined);
+    if (answer.outcome === 'none') {
+      const reason = answer.offered > 0 ? 'not-accepted' : 'no-candidate';
+      throw new LeadershipTransferError(reason, lock, undefined, { cause: answer.cause });
     }
-    if (current) this.host.observe(current);
-    const to = preferredCandidate(current?.record.candidates, identity)?.identity;
-    if (to === undefined) throw new LeadershipTransferError('no-candidate', this.host.lock, to);
-    if (!active.isLive()) throw new LeadershipTransferError('not-leader', this.host.lock, to);
-    return this.handOff(active, to, leaseDurationSeconds, true);
+    return this.handOff(active, answer.to, leaseDurationSeconds, true, true);
   }
 
+  /**
+   * Hands the term to `to`: first, on locks that store offers, offers it and leads on until `to`
+   * accepts (`not-accepted` when it does not: the term goes on, `to`'s advertisement removed);
+   * then ends the term, drains it, and writes the handoff.
+   * @param accepted - `to` already accepted an offer of this term
+   */
   private async handOff(
     active: LeaderTermLifetime,
     to: string,
     leaseDurationSeconds: number,
     preferred = false,
+    accepted = false,
   ): Promise<void> {
     const { identity, clock, logger, renewDeadlineMs } = this.config;
+    if (this.offers && !accepted) {
+      const answer = await this.offers.offer(to, offeringTerm(active));
+      if (answer.outcome === 'lost')
+        throw new LeadershipTransferError('not-leader', this.host.lock, to);
+      if (answer.outcome === 'unanswered') {
+        throw new LeadershipTransferError('not-accepted', this.host.lock, to, {
+          cause: answer.cause,
+        });
+      }
+    }
     active.end('handed-off');
     await this.host.endTerm();
     // Stop renewing before writing: the handoff is the last write of this term.
@@ -207,4 +269,9 @@ export class LeadershipHandoffSession {
     }
     logger.info(handoffMessages.handedOff(identity, this.host.lock, to, leaseDurationSeconds));
   }
+}
+
+/** The term as an offer sees it. */
+export function offeringTerm(active: LeaderTermLifetime): OfferingTerm {
+  return { leaseTransitions: active.term.leaseTransitions, isLive: () => active.isLive() };
 }

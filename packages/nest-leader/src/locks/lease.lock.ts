@@ -106,7 +106,8 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     const scheduleLedger = annotations?.[SCHEDULE_LEDGER_ANNOTATION];
     const handoff = annotations?.[HANDOFF_ANNOTATION];
     const candidates = annotations?.[CANDIDATES_ANNOTATION];
-    return parseLeaseRecord({ ...lease.spec, scheduleLedger, handoff, candidates });
+    const handoffOffer = annotations?.[HANDOFF_OFFER_ANNOTATION];
+    return parseLeaseRecord({ ...lease.spec, scheduleLedger, handoff, candidates, handoffOffer });
   }
 
   protected newObject(record: LeaseRecord): V1Lease {
@@ -162,8 +163,18 @@ export const HANDOFF_ANNOTATION = 'nest-leader/handoff';
 export const CANDIDATES_ANNOTATION = 'nest-leader/candidates';
 
 /**
- * `metadata` with the record's ledger, handoff marker and candidates as annotations (a record
- * without a marker or candidates removes that annotation); other annotations are kept.
+ * The annotation of the election's Lease that holds an open handoff offer and its acceptance
+ * (see `LeaseRecord.handoffOffer`), as JSON
+ * `{"to":"<identity>","from":"<holder>","leaseTransitions":<n>,"accepted":true?}`. client-go
+ * candidates ignore it and write it back; nest-leader trusts it only while the holder and
+ * `leaseTransitions` still match.
+ */
+export const HANDOFF_OFFER_ANNOTATION = 'nest-leader/handoff-offer';
+
+/**
+ * `metadata` with the record's ledger, handoff marker, candidates and handoff offer as
+ * annotations (a record without a marker, candidates or offer removes that annotation); other
+ * annotations are kept.
  */
 function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1ObjectMeta {
   const annotations = { ...metadata.annotations };
@@ -179,6 +190,11 @@ function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1Obje
     annotations[CANDIDATES_ANNOTATION] = formatAdvertisedCandidates(record.candidates);
   } else {
     delete annotations[CANDIDATES_ANNOTATION];
+  }
+  if (record.handoffOffer !== undefined) {
+    annotations[HANDOFF_OFFER_ANNOTATION] = JSON.stringify(record.handoffOffer);
+  } else {
+    delete annotations[HANDOFF_OFFER_ANNOTATION];
   }
   if (Object.keys(annotations).length === 0 && metadata.annotations === undefined) return metadata;
   return { ...metadata, annotations };

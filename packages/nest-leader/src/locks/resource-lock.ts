@@ -9,6 +9,7 @@ import {
   copyAdvertisedCandidates,
   parseAdvertisedCandidates,
 } from './advertised-candidates.js';
+import { isCandidateIdentity, isStoredTransitions, MAX_MARKER_TEXT_LENGTH } from './peer-bounds.js';
 import { parseStoredJson } from './stored-json.js';
 
 /**
@@ -63,6 +64,29 @@ export interface LeaseRecord {
    * true; not part of the election record. `undefined` when absent.
    */
   candidates?: AdvertisedCandidate[];
+  /**
+   * A handoff offered by the holder to one candidate, and that candidate's acceptance (see
+   * `handoff-offer.ts`): the leader hands the Lease over only to a candidate that accepted, so
+   * never to one that is gone. Stored beside the election record (the Lease's annotation
+   * `nest-leader/handoff-offer`) only by locks whose {@link ResourceLock.storesCandidates} is
+   * true; not part of the election record. `undefined` when absent.
+   */
+  handoffOffer?: LeaseHandoffOffer;
+}
+
+/** See {@link LeaseRecord.handoffOffer}. */
+export interface LeaseHandoffOffer {
+  /** The candidate offered the Lease. */
+  to: string;
+  /** The holder that offers it: the record's `holderIdentity` when written. */
+  from: string;
+  /**
+   * `leaseTransitions` of the record the offer was written with: on a record with another holder
+   * or other transitions the offer is stale and means nothing.
+   */
+  leaseTransitions: number;
+  /** Set by `to` when it accepts: it is alive and will take the Lease once handed to it. */
+  accepted?: true;
 }
 
 /** See {@link LeaseRecord.handoff}. */
@@ -155,6 +179,7 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.handoff !== undefined) copy.handoff = { ...record.handoff };
   if (record.candidates !== undefined)
     copy.candidates = copyAdvertisedCandidates(record.candidates);
+  if (record.handoffOffer !== undefined) copy.handoffOffer = { ...record.handoffOffer };
   return copy;
 }
 
@@ -180,20 +205,47 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (handoff) record.handoff = handoff;
   const candidates = parseAdvertisedCandidates(fields.candidates);
   if (candidates) record.candidates = candidates;
+  const handoffOffer = parseLeaseHandoffOffer(fields.handoffOffer);
+  if (handoffOffer) record.handoffOffer = handoffOffer;
   return record;
 }
 
 /**
  * A handoff marker (see {@link LeaseRecord.handoff}) from a stored value: an object, or its
- * JSON text (a Lease annotation); `undefined` when absent or malformed. Never throws.
+ * JSON text (a Lease annotation) of at most `MAX_MARKER_TEXT_LENGTH` characters; `undefined`
+ * when absent, too long or malformed (`to` not a valid identity, `leaseTransitions` not a whole
+ * number in the int32 range). Never throws.
  */
 export function parseLeaseHandoff(value: unknown): LeaseHandoff | undefined {
-  const fields = parseStoredJson(value);
-  if (typeof fields !== 'object' || fields === null) return undefined;
-  const { to, leaseTransitions, preferred } = fields as Record<string, unknown>;
-  if (typeof to !== 'string' || to === '') return undefined;
-  if (typeof leaseTransitions !== 'number' || !Number.isFinite(leaseTransitions)) return undefined;
+  const fields = parseMarker(value);
+  if (!fields) return undefined;
+  const { to, leaseTransitions, preferred } = fields;
+  if (!isCandidateIdentity(to) || !isStoredTransitions(leaseTransitions)) return undefined;
   return preferred === true ? { to, leaseTransitions, preferred } : { to, leaseTransitions };
+}
+
+/**
+ * A handoff offer (see {@link LeaseRecord.handoffOffer}) from a stored value, bounded as
+ * {@link parseLeaseHandoff} (`from` an identity too); `undefined` when absent or malformed.
+ * Never throws.
+ */
+export function parseLeaseHandoffOffer(value: unknown): LeaseHandoffOffer | undefined {
+  const fields = parseMarker(value);
+  if (!fields) return undefined;
+  const { to, from, leaseTransitions, accepted } = fields;
+  if (!isCandidateIdentity(to) || !isCandidateIdentity(from)) return undefined;
+  if (!isStoredTransitions(leaseTransitions)) return undefined;
+  return accepted === true
+    ? { to, from, leaseTransitions, accepted }
+    : { to, from, leaseTransitions };
+}
+
+/** The object of a stored marker (text of at most `MAX_MARKER_TEXT_LENGTH`), if it is one. */
+function parseMarker(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value === 'string' && value.length > MAX_MARKER_TEXT_LENGTH) return undefined;
+  const fields = parseStoredJson(value);
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return undefined;
+  return fields as Record<string, unknown>;
 }
 
 function finiteOrZero(value: unknown): number {

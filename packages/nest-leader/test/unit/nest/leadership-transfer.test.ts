@@ -21,13 +21,17 @@ class Reconciler {
 
 describe('LeaderElectionService.transferLeadership', () => {
   const replicas: Replica[] = [];
+  const clocks: ManualClock[] = [];
   afterEach(async () => {
-    await Promise.all(replicas.splice(0).map((r) => r.app.close()));
+    // A stopping leader offers the Lease to an advertised replica and waits for its answer.
+    const closing = Promise.all(replicas.splice(0).map((r) => r.app.close()));
+    await settle(clocks.splice(0), closing);
   });
 
   async function twoReplicas() {
     const lock = new MemoryLock();
     const clock = new ManualClock();
+    clocks.push(clock);
     const a = await startReplica({ role: 'leader', lock, clock, providers: [Reconciler] });
     replicas.push(a);
     const b = await startReplica({ role: 'candidate', lock, clock, leader: { identity: OTHER } });
@@ -42,16 +46,15 @@ describe('LeaderElectionService.transferLeadership', () => {
     await clock.advance(0);
 
     const done = a.election.transferLeadership(OTHER);
-    await clock.advance(s(1));
+    await clock.advance(s(3)); // b accepts the offer at its next read; a's term ends, drains
     assert.equal(lock.read()!.record.holderIdentity, SELF, 'not handed over while work runs');
     work.log.push('finishing');
     work.release.resolve();
     await running;
-    await clock.advance(0);
-    await done;
+    await settle([clock], done);
     assert.equal(lock.read()!.record.holderIdentity, OTHER);
 
-    await clock.advance(s(2)); // one retry period; the Lease is reserved for 15 s
+    await clock.advance(s(0.5)); // b, awaiting the handoff, reads again within 250 ms
     assert.equal(b.election.isLeader(), true);
     assert.equal(a.election.isLeader(), false);
     assert.equal(a.election.leader, OTHER);
@@ -61,6 +64,7 @@ describe('LeaderElectionService.transferLeadership', () => {
   test('yieldToHigherPriority (a module option passed through): the leader drains, then a higher priority leads', async () => {
     const lock = new MemoryLock();
     const clock = new ManualClock();
+    clocks.push(clock);
     const low = await startReplica({
       role: 'leader',
       lock,
@@ -80,7 +84,9 @@ describe('LeaderElectionService.transferLeadership', () => {
       leader: { identity: 'high', priority: 5, yieldToHigherPriority: true },
     });
     replicas.push(high);
-    await clock.advance(s(2)); // low's renewal sees the advertisement: its term ends, drains
+    // low's renewal sees the advertisement and offers; high accepts at its next read; low's
+    // term ends and drains.
+    await clock.advance(s(5));
     assert.equal(low.election.isLeader(), false);
     assert.equal(lock.read()!.record.holderIdentity, 'low', 'not handed over while work runs');
     work.release.resolve();
@@ -100,7 +106,7 @@ describe('LeaderElectionService.transferLeadership', () => {
     await clock.advance(0);
 
     const done = a.election.transferLeadership(OTHER);
-    await clock.advance(0);
+    for (let i = 0; i < 50 && term.isLive(); i++) await clock.advance(100); // b accepts
     const liveDuringDrain = term.isLive();
     const verifiedDraining = await a.election.verifyTerm(term, { whileDraining: true });
     const verifiedPlain = await a.election.verifyTerm(term);
@@ -110,8 +116,7 @@ describe('LeaderElectionService.transferLeadership', () => {
     assert.equal(verifiedPlain, false);
 
     await running;
-    await clock.advance(0);
-    await done;
+    await settle([clock], done);
     assert.equal(await a.election.verifyTerm(term, { whileDraining: true }), false);
   });
 
@@ -141,4 +146,18 @@ describe('LeaderElectionService.transferLeadership', () => {
 
 function s(seconds: number): number {
   return seconds * 1000;
+}
+
+/** Advances `clocks` in 100 ms steps until `pending` settles (at most 60 s), and returns it. */
+async function settle<T>(clocks: ManualClock[], pending: Promise<T>): Promise<T> {
+  let settled = false;
+  pending.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < 600 && !settled; i++) {
+    for (const clock of clocks) await clock.advance(100);
+    if (clocks.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return pending;
 }
