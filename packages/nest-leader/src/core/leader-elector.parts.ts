@@ -106,7 +106,11 @@ export function assembleLeaderElector(
     finish: withScheduleLedger,
   };
   const offers = lock.storesCandidates === true ? new HandoffOffers(config, writer) : undefined;
-  const handoffs = new LeadershipHandoffSession(config, { ...writer, endTerm }, offers);
+  const handoffs = new LeadershipHandoffSession(
+    config,
+    { ...writer, endTerm, latest: () => observed.record },
+    offers,
+  );
   const entry = config.advertisement;
   const advertisement =
     entry && new CandidateAdvertisement(entry, writer, clock, config.retryPeriodMs, logger);

@@ -41,6 +41,8 @@ export type HandoffSessionConfig = Pick<
 export interface HandoffSessionHost extends HandoffWriter {
   /** Ends the current term, if any, and awaits its drain (`onStoppedLeading`). */
   endTerm(): Promise<void>;
+  /** The record as last read or written (its advertisements: whom an offer can ask). */
+  latest?(): LeaseRecord | undefined;
 }
 
 /**
@@ -228,9 +230,30 @@ export class LeadershipHandoffSession {
   }
 
   /**
-   * Hands the term to `to`: first, on locks that store offers, offers it and leads on until `to`
-   * accepts (`not-accepted` when it does not: the term goes on, `to`'s advertisement removed);
-   * then ends the term, drains it, and writes the handoff.
+   * True when `to` advertises itself: in the record last seen, else in one read now (an
+   * advertisement newer than our last renewal). A failed read: false.
+   */
+  private async advertised(to: string): Promise<boolean> {
+    if (advertisesIn(this.host.latest?.(), to)) return true;
+    const { signal, dispose } = timeoutSignal(this.config.clock, this.config.renewDeadlineMs);
+    try {
+      const current = await this.host.get(signal);
+      if (current) this.host.observe(current);
+      return advertisesIn(current?.record, to);
+    } catch {
+      return false;
+    } finally {
+      dispose();
+    }
+  }
+
+  /**
+   * Hands the term to `to`: first, on locks that store offers and when `to` advertises itself
+   * (a nest-leader candidate that answers offers), offers it and leads on until `to` accepts
+   * (`not-accepted` when it does not: the term goes on, `to`'s advertisement removed); then
+   * ends the term, drains it, and writes the handoff. A target that does not advertise itself
+   * (a client-go or Python candidate, a nest-leader one without podTemplateHash or priority)
+   * cannot be asked: it is handed the Lease unoffered, as before offers existed.
    * @param accepted - `to` already accepted an offer of this term
    */
   private async handOff(
@@ -241,7 +264,7 @@ export class LeadershipHandoffSession {
     accepted = false,
   ): Promise<void> {
     const { identity, clock, logger, renewDeadlineMs } = this.config;
-    if (this.offers && !accepted) {
+    if (this.offers && !accepted && (await this.advertised(to))) {
       const answer = await this.offers.offer(to, offeringTerm(active));
       if (answer.outcome === 'lost')
         throw new LeadershipTransferError('not-leader', this.host.lock, to);
@@ -269,6 +292,11 @@ export class LeadershipHandoffSession {
     }
     logger.info(handoffMessages.handedOff(identity, this.host.lock, to, leaseDurationSeconds));
   }
+}
+
+/** True when `record` carries an advertisement of `identity`. */
+function advertisesIn(record: LeaseRecord | undefined, identity: string): boolean {
+  return record?.candidates?.some((c) => c.identity === identity) ?? false;
 }
 
 /** The term as an offer sees it. */
