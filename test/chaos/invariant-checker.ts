@@ -11,6 +11,10 @@
 import type { DemoEvent, LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
 import { type FaultKind, LEASE_DELETED_AT } from './fault-kinds.js';
+import type { PodFaultKind } from './pod-fault-kinds.js';
+
+/** A fault of either tier: a process-level fault (`pnpm chaos`) or a pod-level one (`--cluster`). */
+export type ChaosFaultKind = FaultKind | PodFaultKind;
 
 /** One replica process's log and fate. Times are wall-clock ms (`Date.now()` scale). */
 export interface ProcessLog {
@@ -41,7 +45,7 @@ export interface ProcessExit {
 /** One fault as the harness applied it. */
 export interface FaultRecord {
   round: number;
-  kind: FaultKind;
+  kind: ChaosFaultKind;
   /** The process it targeted (the leader's instance), if any. */
   target?: string;
   startAt: number;
@@ -128,7 +132,7 @@ export interface TransitionRecord {
   gapMs: number;
   gapStartAt: number;
   /** The fault of the round in which the new term began, or 'startup'. */
-  cause: FaultKind | 'startup';
+  cause: ChaosFaultKind | 'startup';
   round: number;
   boundMs: number;
 }
