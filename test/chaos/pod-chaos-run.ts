@@ -1,0 +1,263 @@
+/**
+ * One `pnpm chaos --cluster` run: the demo's pods on the node cluster (apps/demo/deploy as
+ * shipped), and rounds of pod-level faults drawn from a seed — wait for a settled leader pod,
+ * apply the next fault to it, wait for the next term — until N faults were applied (or the time
+ * limit). The verdict comes from the pods' own log lines, judged by the process tier's
+ * invariant checker; the report and the picture are the process tier's.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import type { LeaderWorkEvent } from '@nest-leader/demo/demo-events';
+import { DEMO_DEPLOY_DIR, DEMO_NAMESPACE } from '@nest-leader/demo/launcher/demo-manifests';
+import { type NodeCluster, startNodeCluster } from '@nest-leader/demo/launcher/node-cluster';
+import { defaultHorizonMs } from 'nest-leader';
+import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
+import { eventually } from '../support/eventually.js';
+import { PodLogCollector } from '../support/pod-log-collector.js';
+import { buildChaosReport, type FaultCatalogue } from './chaos-report.js';
+import { type ChaosRunResult, judgeRun, RUN_DATA_FILE, writeOutputs } from './chaos-run.js';
+import type { ChaosTimings } from './fault-kinds.js';
+import { FaultSchedule } from './fault-schedule.js';
+import type { ChaosInput, ChaosVerdict, FaultRecord } from './invariant-checker.js';
+import { applyPodFault } from './pod-fault-injector.js';
+import {
+  manifestTimings,
+  POD_FAULT_KINDS,
+  POD_FAULT_SPECS,
+  POD_SLACK_MS,
+  type PodChaosTimings,
+  type PodFaultKind,
+  podStartupBoundMs,
+} from './pod-fault-kinds.js';
+import { podProcessLogs } from './pod-logs.js';
+
+/** The demo Deployment's pod selector and app container (apps/demo/deploy). */
+const SELECTOR = 'app.kubernetes.io/name=nest-leader-demo';
+const CONTAINER = 'demo';
+/** File (in the output directory) with every pod log line collected, gzipped JSON lines. */
+export const POD_LOGS_FILE = 'pod-logs.jsonl.gz';
+
+export interface PodChaosRunOptions {
+  /** Stop after this many faults. */
+  faults: number;
+  seed: number;
+  /** Fault kinds to draw from; default all. */
+  kinds?: readonly PodFaultKind[];
+  /** Stop after this long even if fewer faults were applied, ms. */
+  maxDurationMs: number;
+  /** Report, picture, the checker's input and the pods' logs go here. */
+  outDir: string;
+  /** The command line, for the report. */
+  command: string;
+  progress: (line: string) => void;
+  /** Aborting it ends the run after the current round. */
+  signal?: AbortSignal;
+}
+
+/** A catalogue for the report: the pod kinds and their bounds under `t`. */
+function podCatalogue(t: PodChaosTimings): FaultCatalogue {
+  return {
+    kinds: POD_FAULT_KINDS,
+    describe: (kind) => POD_FAULT_SPECS[kind as PodFaultKind],
+    boundMs: (kind) =>
+      kind === 'startup' ? podStartupBoundMs(t) : POD_FAULT_SPECS[kind as PodFaultKind].boundMs(t),
+  };
+}
+
+/**
+ * Runs it end to end on a node cluster of its own (scripts/cluster.sh: hold
+ * /tmp/nest-leader-cluster.lock around the caller). Never leaves the cluster behind.
+ */
+export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRunResult> {
+  const { progress } = options;
+  const timings = manifestTimings();
+  const catalogue = podCatalogue(timings);
+  const schedule = new FaultSchedule<PodFaultKind>(
+    options.seed,
+    options.kinds ?? POD_FAULT_KINDS,
+    {},
+  );
+  mkdirSync(options.outDir, { recursive: true });
+  const runStarted = performance.now();
+  const say = (line: string) =>
+    progress(`[${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)}s] ${line}`);
+  say(
+    `chaos --cluster: seed ${options.seed} (replay: --seed ${options.seed}), ${options.faults} faults wanted, ` +
+      `apps/demo/deploy as shipped: leaseDuration ${timings.leaseDurationMs} ms, renewDeadline ` +
+      `${timings.renewDeadlineMs} ms, retryPeriod ${timings.retryPeriodMs} ms`,
+  );
+  const setupMs: Record<string, number> = {};
+  let t = performance.now();
+  const cluster: NodeCluster = await startNodeCluster({ onProgress: (line) => say(`  ${line}`) });
+  setupMs.nodeCluster = Math.round(performance.now() - t);
+  const demo = new DemoDeployment(cluster, DEMO_NAMESPACE, SELECTOR, CONTAINER);
+  let logs: PodLogCollector | undefined;
+  const faults: FaultRecord[] = [];
+  let replicas = 0;
+  let startedAt = Date.now();
+  let aborted: string | undefined;
+  const takeoverTimeoutMs = podStartupBoundMs(timings) + 60_000;
+
+  const workLines = () => logs!.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
+  /** A live leader pod working in the Lease's current term, every replica running, none terminating. */
+  const settle = () =>
+    eventually(
+      async () => {
+        const spec = await demo.leaseSpec();
+        const pods = await demo.pods();
+        assert.ok(
+          pods.length === replicas &&
+            pods.every((p) => !p.terminating && p.running && p.containerId),
+          `${replicas} running pods, none terminating`,
+        );
+        const leader = pods.find((p) => p.name === spec.holderIdentity);
+        assert.ok(leader, `the holder ${spec.holderIdentity} is a live pod`);
+        const recent = workLines().some(
+          (e) =>
+            e.pod === leader.name &&
+            e.leaseTransitions === spec.leaseTransitions &&
+            Date.now() - Date.parse(e.at) < 2 * timings.workPeriodMs + POD_SLACK_MS,
+        );
+        assert.ok(recent, `${leader.name} works in term ${spec.leaseTransitions}`);
+        return { leader, token: spec.leaseTransitions };
+      },
+      { timeoutMs: takeoverTimeoutMs + 120_000, intervalMs: 500 },
+    );
+  /** The first work line of a term after `token`: the next leader at work. */
+  const waitForNextTerm = (token: number) =>
+    eventually(
+      () => {
+        const next = workLines().find((e) => e.leaseTransitions > token);
+        assert.ok(next, `work in a term after ${token}`);
+        return next;
+      },
+      { timeoutMs: takeoverTimeoutMs, intervalMs: 250 },
+    );
+
+  try {
+    t = performance.now();
+    await cluster.kubectl('apply', '-k', DEMO_DEPLOY_DIR);
+    replicas = (await demo.deployment()).spec!.replicas!;
+    logs = new PodLogCollector(demo);
+    startedAt = Date.now();
+    await settle();
+    setupMs.firstLeader = Math.round(performance.now() - t);
+    say(`${replicas} pods up, a leader at work (${setupMs.firstLeader} ms after apply)`);
+    let round = 0;
+    while (round < options.faults) {
+      if (options.signal?.aborted) {
+        say(`stopped (${String(options.signal.reason)}) after ${round} faults`);
+        break;
+      }
+      if (performance.now() - runStarted > options.maxDurationMs) {
+        say(`time limit reached after ${round} faults`);
+        break;
+      }
+      let settled: { leader: PodView; token: number };
+      try {
+        settled = await settle();
+      } catch (error) {
+        aborted = `no settled leader after round ${round}: ${(error as Error).message}`;
+        break;
+      }
+      round += 1;
+      const kind = schedule.next();
+      const { leader, token } = settled;
+      const startAt = Date.now();
+      const applied = await applyPodFault(kind, demo, leader, () => schedule.uniform());
+      const notes = [...applied.notes];
+      let next: (LeaderWorkEvent & { pod: string }) | undefined;
+      if (POD_FAULT_SPECS[kind].endsTerm) {
+        next = await waitForNextTerm(token).catch(() => undefined);
+        if (!next) notes.push(`no new term within ${takeoverTimeoutMs / 1000} s of ${kind}`);
+      }
+      const record: FaultRecord = {
+        round,
+        kind,
+        target: `${leader.name}#${leader.restarts}`,
+        startAt,
+        endAt: next ? Date.parse(next.at) : Date.now(),
+        boundMs: POD_FAULT_SPECS[kind].boundMs(timings),
+        unresponsive: [],
+        blind: [],
+        notes,
+      };
+      faults.push(record);
+      say(
+        `round ${round} ${kind.padEnd(18)} on ${leader.name} (term ${token})` +
+          (applied.ghost ? ` after ghost ${applied.ghost}` : '') +
+          (next ? ` → ${next.pod} (term ${next.leaseTransitions})` : ' → kept') +
+          (notes.length ? ` · !! ${notes.join('; ')}` : ''),
+      );
+    }
+  } catch (error) {
+    aborted = (error as Error).stack ?? String(error);
+    say(`!! the harness failed: ${aborted}`);
+  }
+  const endedAt = Date.now();
+  await logs?.stop();
+  await cluster.stop().catch((error: unknown) => say(`cleanup: ${String(error)}`));
+  const lines = logs?.lines ?? [];
+  writeFileSync(
+    join(options.outDir, POD_LOGS_FILE),
+    gzipSync(lines.map((l) => JSON.stringify(l)).join('\n')),
+  );
+  const input: ChaosInput = {
+    processes: podProcessLogs(lines),
+    faults,
+    // The kubelet probes the pods; the harness does not: the probe rules judge nothing here.
+    probes: [],
+    startupBoundMs: podStartupBoundMs(timings),
+    liveness: {
+      failureThreshold: 3,
+      recoveryMs: 0,
+      lagBoundMs: Number.MAX_SAFE_INTEGER,
+      staleLeaderMs: Number.MAX_SAFE_INTEGER,
+    },
+    startedAt,
+    endedAt,
+    scheduledJob: {
+      task: 'dispatch-jobs',
+      periodMs: timings.workPeriodMs,
+      horizonMs: defaultHorizonMs(timings.leaseDurationMs / 1000, timings.retryPeriodMs / 1000),
+    },
+  };
+  writeFileSync(join(options.outDir, RUN_DATA_FILE), gzipSync(JSON.stringify(input)));
+  const chaosTimings: ChaosTimings = {
+    leaseDurationMs: timings.leaseDurationMs,
+    renewDeadlineMs: timings.renewDeadlineMs,
+    retryPeriodMs: timings.retryPeriodMs,
+    heartbeatMs: timings.workPeriodMs,
+  };
+  const { verdict, shard }: { verdict: ChaosVerdict; shard: ChaosVerdict } = judgeRun(
+    input,
+    chaosTimings,
+  );
+  if (aborted)
+    verdict.violations.push({
+      kind: 'round-problem',
+      at: endedAt,
+      message: `run aborted: ${aborted}`,
+    });
+  const report = buildChaosReport({
+    seed: options.seed,
+    command: options.command,
+    startedAt,
+    endedAt,
+    replicas,
+    timings: chaosTimings,
+    allowances: { slackMs: POD_SLACK_MS, apiWarmupMs: 0 },
+    setupMs,
+    toxiproxyVersion: '',
+    setting: `the demo's ${replicas} pods (apps/demo/deploy as shipped) on a real kubelet + containerd node`,
+    faults,
+    verdict,
+    shard,
+    processes: input.processes.length,
+    probes: 0,
+    catalogue,
+  });
+  return writeOutputs(options.outDir, report, verdict);
+}

@@ -1,0 +1,87 @@
+/**
+ * Applies one pod-level fault of `pnpm chaos --cluster` ({@link POD_FAULT_SPECS}) to the demo's
+ * pods on the node cluster: through kubectl (deletions, evictions) and containerd (kills), as
+ * a cluster's own controllers and a node's runtime would.
+ */
+import assert from 'node:assert/strict';
+import { killContainer } from '../support/containerd.js';
+import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
+import { eventually } from '../support/eventually.js';
+import type { PodFaultKind } from './pod-fault-kinds.js';
+
+/** What applying a fault did, beyond the leader it targeted. */
+export interface AppliedPodFault {
+  /** The follower killed and force-deleted (`ghost-then-delete`). */
+  ghost?: string;
+  /** Things that went wrong applying it (become `round-problem` violations). */
+  notes: string[];
+}
+
+/** How long a ghost's replacement pod may take to run before the leader is deleted anyway, ms. */
+const REPLACEMENT_TIMEOUT_MS = 120_000;
+
+/**
+ * Applies `kind` to `leader` (a live pod holding the Lease); `pick` chooses among followers
+ * (seeded, so a seed replays the same choices).
+ */
+export async function applyPodFault(
+  kind: PodFaultKind,
+  demo: DemoDeployment,
+  leader: PodView,
+  pick: () => number,
+): Promise<AppliedPodFault> {
+  const notes: string[] = [];
+  const { cluster, namespace } = demo;
+  const deleteGracefully = (pod: string) =>
+    cluster.kubectl('delete', 'pod', pod, '-n', namespace, '--wait=false');
+  switch (kind) {
+    case 'pod-delete':
+      await deleteGracefully(leader.name);
+      return { notes };
+    case 'pod-evict':
+      await demo.evict(leader.name);
+      return { notes };
+    case 'container-kill':
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      await killContainer(cluster, leader.containerId);
+      return { notes };
+    case 'ghost-then-delete': {
+      const followers = (await demo.livePods()).filter(
+        (p) => p.name !== leader.name && p.running && p.containerId,
+      );
+      if (followers.length === 0) {
+        notes.push('no running follower to turn into a ghost');
+        await deleteGracefully(leader.name);
+        return { notes };
+      }
+      const ghost = followers[Math.floor(pick() * followers.length)]!;
+      // No stop path: the container dies at once, then the pod object goes without waiting for
+      // the kubelet, so nothing withdraws its advertisement from the Lease.
+      await killContainer(cluster, ghost.containerId!);
+      await cluster.kubectl(
+        'delete',
+        'pod',
+        ghost.name,
+        '-n',
+        namespace,
+        '--grace-period=0',
+        '--force',
+      );
+      const before = new Set((await demo.pods()).map((p) => p.name));
+      before.add(ghost.name);
+      await eventually(
+        async () => {
+          const fresh = (await demo.livePods()).filter((p) => !before.has(p.name) && p.running);
+          assert.ok(fresh.length > 0, `a replacement for ${ghost.name} runs`);
+        },
+        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 500 },
+      ).catch(() =>
+        notes.push(
+          `no replacement for ${ghost.name} ran within ${REPLACEMENT_TIMEOUT_MS / 1000} s`,
+        ),
+      );
+      await deleteGracefully(leader.name);
+      return { ghost: ghost.name, notes };
+    }
+  }
+}
