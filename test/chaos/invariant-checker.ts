@@ -187,6 +187,12 @@ export interface SlotFigures {
  */
 const LEDGER_LOSING_FAULT: FaultKind = 'lease-deleted';
 
+/** Faults that must not move the leader, and how a transition during one is described. */
+const KEEPS_LEADER: Partial<Record<ChaosFaultKind, string>> = {
+  'latency-near': 'under latency the elector should tolerate',
+  'scale-unstarted': 'while pods that never started were scaled away',
+};
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function isWork(event: DemoEvent): event is LeaderWorkEvent {
@@ -411,22 +417,18 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
           `over the ${Math.round(boundMs)} ms bound of ${transition.cause}`,
       });
     }
-    // Latency near the limit must not move the leader: a new term that began under it counts,
-    // unless the old term had stopped working before the round began — then an earlier fault
-    // ended it (the demo's second election, whose failovers are not waited for between rounds,
-    // can finish one inside the next round).
+    // Latency near the limit, or a scale-down of pods that never started, must not move the
+    // leader: a new term that began under it counts, unless the old term had stopped working
+    // before the round began — then an earlier fault ended it (the demo's second election,
+    // whose failovers are not waited for between rounds, can finish one inside the next round).
     const during = roundAt(faults, term.start);
-    if (
-      during?.kind === 'latency-near' &&
-      previous &&
-      term.start <= during.endAt &&
-      gapStartAt >= during.startAt
-    ) {
+    const keeps = during && KEEPS_LEADER[during.kind];
+    if (keeps && previous && term.start <= during.endAt && gapStartAt >= during.startAt) {
       violations.push({
         kind: 'unexpected-transition',
         at: term.start,
         round: during.round,
-        message: `leadership moved to ${label(term)} under latency the elector should tolerate`,
+        message: `leadership moved to ${label(term)} ${keeps}`,
       });
     }
     coveredUntil = Math.max(coveredUntil ?? -Infinity, term.end);

@@ -166,7 +166,13 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
       const kind = schedule.next();
       const { leader, token } = settled;
       const startAt = Date.now();
-      const applied = await applyPodFault(kind, demo, leader, () => schedule.uniform());
+      const applied = await applyPodFault(
+        kind,
+        demo,
+        leader,
+        () => schedule.uniform(),
+        timings.leaseDurationMs,
+      );
       const notes = [...applied.notes];
       let next: (LeaderWorkEvent & { pod: string }) | undefined;
       if (POD_FAULT_SPECS[kind].endsTerm) {

@@ -4,6 +4,7 @@
  * a cluster's own controllers and a node's runtime would.
  */
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { killContainer } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
@@ -29,6 +30,8 @@ export async function applyPodFault(
   demo: DemoDeployment,
   leader: PodView,
   pick: () => number,
+  /** How long to watch for a transition after a fault that must not cause one, ms. */
+  watchMs: number,
 ): Promise<AppliedPodFault> {
   const notes: string[] = [];
   const { cluster, namespace } = demo;
@@ -82,6 +85,35 @@ export async function applyPodFault(
       );
       await deleteGracefully(leader.name);
       return { ghost: ghost.name, notes };
+    }
+    case 'scale-unstarted': {
+      const replicas = (await demo.deployment()).spec!.replicas!;
+      const scale = (n: number) =>
+        cluster.kubectl('scale', `deployment/${namespace}`, '-n', namespace, `--replicas=${n}`);
+      const before = new Set((await demo.pods()).map((p) => p.name));
+      await scale(replicas + 2);
+      await eventually(
+        async () => {
+          const fresh = (await demo.pods()).filter((p) => !before.has(p.name));
+          assert.equal(fresh.length, 2, 'the two new pods exist');
+          return fresh;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      ).then(
+        (fresh) => {
+          const started = fresh.filter((p) => p.running);
+          if (started.length > 0)
+            notes.push(`scaled down after ${started.map((p) => p.name).join(', ')} started`);
+        },
+        () => notes.push('the two new pods did not appear within 30 s'),
+      );
+      await scale(replicas);
+      await eventually(async () => assert.equal((await demo.pods()).length, replicas), {
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      }).catch(() => notes.push(`not back to ${replicas} pods within 120 s`));
+      await sleep(watchMs);
+      return { notes };
     }
   }
 }

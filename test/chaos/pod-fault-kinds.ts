@@ -19,6 +19,7 @@ export const POD_FAULT_KINDS = [
   'pod-evict',
   'container-kill',
   'ghost-then-delete',
+  'scale-unstarted',
 ] as const;
 
 export type PodFaultKind = (typeof POD_FAULT_KINDS)[number];
@@ -133,6 +134,16 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     reasoning:
       'a stale advertisement must not cost a lease: the graceful deletion is still one handoff (handing to the dead pod would wait out leaseDuration)',
     boundMs: handoffMs,
+  },
+  'scale-unstarted': {
+    kind: 'scale-unstarted',
+    action:
+      'kubectl scale the Deployment up by 2 and, once the new pods exist (not yet started), back down; then watch for leaseDuration',
+    endsTerm: false,
+    boundFormula: 'L + J·R + W + S (no transition expected)',
+    reasoning:
+      'the ReplicaSet removes the pods that never started (not Ready, newest first); the leader is not touched: any transition is a violation',
+    boundMs: crashMs,
   },
 };
 
