@@ -172,6 +172,7 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
         leader,
         () => schedule.uniform(),
         timings.leaseDurationMs,
+        timings.leaseDurationMs + 2 * timings.retryPeriodMs,
       );
       const notes = [...applied.notes];
       let next: (LeaderWorkEvent & { pod: string }) | undefined;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { killContainer } from '../support/containerd.js';
+import { killContainer, setContainerFrozen } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
 import type { PodFaultKind } from './pod-fault-kinds.js';
@@ -32,6 +32,8 @@ export async function applyPodFault(
   pick: () => number,
   /** How long to watch for a transition after a fault that must not cause one, ms. */
   watchMs: number,
+  /** How long a frozen container stays frozen, ms. */
+  frozenMs: number,
 ): Promise<AppliedPodFault> {
   const notes: string[] = [];
   const { cluster, namespace } = demo;
@@ -85,6 +87,16 @@ export async function applyPodFault(
       );
       await deleteGracefully(leader.name);
       return { ghost: ghost.name, notes };
+    }
+    case 'container-freeze': {
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      setContainerFrozen(leader.containerId, true);
+      try {
+        await sleep(frozenMs);
+      } finally {
+        setContainerFrozen(leader.containerId, false);
+      }
+      return { notes };
     }
     case 'scale-unstarted': {
       const replicas = (await demo.deployment()).spec!.replicas!;

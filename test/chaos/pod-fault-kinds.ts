@@ -20,6 +20,7 @@ export const POD_FAULT_KINDS = [
   'container-kill',
   'ghost-then-delete',
   'scale-unstarted',
+  'container-freeze',
 ] as const;
 
 export type PodFaultKind = (typeof POD_FAULT_KINDS)[number];
@@ -143,6 +144,16 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     boundFormula: 'L + J·R + W + S (no transition expected)',
     reasoning:
       'the ReplicaSet removes the pods that never started (not Ready, newest first); the leader is not touched: any transition is a violation',
+    boundMs: crashMs,
+  },
+  'container-freeze': {
+    kind: 'container-freeze',
+    action:
+      "freeze the leader's container (cgroup v1 freezer FROZEN) for L + 2·R, then THAWED (shorter than the liveness probe's 30 s budget: the kubelet does not restart it)",
+    endsTerm: true,
+    boundFormula: 'L + J·R + W + S',
+    reasoning:
+      'as a crash: renewals stop with the frozen process; once thawed, the old leader must not work in its ended term',
     boundMs: crashMs,
   },
 };
