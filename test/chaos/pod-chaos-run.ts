@@ -32,6 +32,8 @@ import {
   podStartupBoundMs,
 } from './pod-fault-kinds.js';
 import { podProcessLogs } from './pod-logs.js';
+import { runUnsafeIntruder, UNSAFE_IDENTITY } from './pod-positive-control.js';
+import { type CandidateLog, candidateProcessLog } from './candidate-logs.js';
 
 /** The demo Deployment's pod selector and app container (apps/demo/deploy). */
 const SELECTOR = 'app.kubernetes.io/name=nest-leader-demo';
@@ -54,12 +56,17 @@ export interface PodChaosRunOptions {
   progress: (line: string) => void;
   /** Aborting it ends the run after the current round. */
   signal?: AbortSignal;
+  /**
+   * After the faults, the positive control's round (`unsafe-intruder`): the checker must then
+   * report the unsafe candidate's overlapping term.
+   */
+  unsafeIntruder?: boolean;
 }
 
 /** A catalogue for the report: the pod kinds and their bounds under `t`. */
 function podCatalogue(t: PodChaosTimings): FaultCatalogue {
   return {
-    kinds: POD_FAULT_KINDS,
+    kinds: [...POD_FAULT_KINDS, 'unsafe-intruder'],
     describe: (kind) => POD_FAULT_SPECS[kind as PodFaultKind],
     boundMs: (kind) =>
       kind === 'startup' ? podStartupBoundMs(t) : POD_FAULT_SPECS[kind as PodFaultKind].boundMs(t),
@@ -98,6 +105,7 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
   let replicas = 0;
   let startedAt = Date.now();
   let aborted: string | undefined;
+  let intruder: CandidateLog | undefined;
   const takeoverTimeoutMs = podStartupBoundMs(timings) + 60_000;
 
   const workLines = () => logs!.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
@@ -199,6 +207,33 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
           (notes.length ? ` · !! ${notes.join('; ')}` : ''),
       );
     }
+    if (options.unsafeIntruder && !aborted) {
+      const { token } = await settle();
+      say(`positive control: the unsafe candidate joins the Lease (term ${token} leads)`);
+      const control = await runUnsafeIntruder({
+        cluster,
+        namespace: DEMO_NAMESPACE,
+        leaseName: (await demo.deployment()).metadata!.name!,
+        timings,
+        podTookOver: (intruderToken) => waitForNextTerm(intruderToken),
+      });
+      intruder = control.log;
+      faults.push({
+        round: faults.length + 1,
+        kind: 'unsafe-intruder',
+        target: undefined, // its instance, once the pods' rows are known
+        startAt: control.startAt,
+        endAt: control.endAt,
+        boundMs: POD_FAULT_SPECS['unsafe-intruder'].boundMs(timings),
+        unresponsive: [],
+        blind: [],
+        notes: [],
+      });
+      say(
+        `positive control: paused ${new Date(control.pausedAt).toISOString()}, woken ${new Date(control.resumedAt).toISOString()}, ` +
+          `${control.log.events.filter((e) => e.event === 'unit-done').length} units of work`,
+      );
+    }
   } catch (error) {
     aborted = (error as Error).stack ?? String(error);
     say(`!! the harness failed: ${aborted}`);
@@ -211,8 +246,12 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
     join(options.outDir, POD_LOGS_FILE),
     gzipSync(lines.map((l) => JSON.stringify(l)).join('\n')),
   );
+  const pods = podProcessLogs(lines);
+  const rows = new Set(pods.map((p) => p.slot)).size;
+  for (const f of faults)
+    if (f.kind === 'unsafe-intruder') f.target = `${UNSAFE_IDENTITY}#${rows + 1}`;
   const input: ChaosInput = {
-    processes: podProcessLogs(lines),
+    processes: intruder ? [...pods, candidateProcessLog(intruder, rows)] : pods,
     faults,
     // The kubelet probes the pods; the harness does not: the probe rules judge nothing here.
     probes: [],

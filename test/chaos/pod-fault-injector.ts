@@ -98,6 +98,10 @@ export async function applyPodFault(
       }
       return { notes };
     }
+    case 'unsafe-intruder':
+      throw new Error(
+        'unsafe-intruder is the positive control (pod-positive-control.ts), not a fault',
+      );
     case 'scale-unstarted': {
       const replicas = (await demo.deployment()).spec!.replicas!;
       const scale = (n: number) =>

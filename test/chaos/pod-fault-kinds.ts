@@ -23,7 +23,12 @@ export const POD_FAULT_KINDS = [
   'container-freeze',
 ] as const;
 
-export type PodFaultKind = (typeof POD_FAULT_KINDS)[number];
+/**
+ * A pod fault kind, or the positive control's round: the deliberately unsafe candidate
+ * (test/support/unsafe-candidate.ts) joins the pods' Lease, is SIGSTOPped until a pod took
+ * over, and woken (never drawn by the schedule; `--unsafe-intruder` adds it at the end).
+ */
+export type PodFaultKind = (typeof POD_FAULT_KINDS)[number] | 'unsafe-intruder';
 
 /** The pods' election timings and the period of their own leader-only work, ms. */
 export interface PodChaosTimings {
@@ -154,6 +159,16 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     boundFormula: 'L + J·R + W + S',
     reasoning:
       'as a crash: renewals stop with the frozen process; once thawed, the old leader must not work in its ended term',
+    boundMs: crashMs,
+  },
+  'unsafe-intruder': {
+    kind: 'unsafe-intruder',
+    action:
+      "positive control: the unsafe candidate (expiry by the remote renewTime on a wall clock 2 L ahead, never steps down) takes the pods' Lease, is SIGSTOPped until a pod leads again, then SIGCONTed",
+    endsTerm: true,
+    boundFormula: 'L + J·R + W + S',
+    reasoning:
+      'the checker must report the unsafe candidate working beside the pod that took over (overlapping terms)',
     boundMs: crashMs,
   },
 };

@@ -28,6 +28,9 @@ faults were applied; the pods' own log lines are judged by the same checker.
 Options:
   --cluster           pods on the node cluster, pod-level faults (${POD_FAULT_KINDS.join(', ')})
   --faults N          with --cluster: stop after N faults (default 300)
+  --unsafe-intruder   with --cluster: end with the positive control (the unsafe candidate
+                      joins the pods' Lease, is paused past the lease and woken): the
+                      checker must report its overlapping term
   --transitions N     stop after N transitions (default 1000)
   --seed S            schedule seed, uint32 (default: random, printed)
   --replicas N        demo replicas, 3–5 (default 5)
@@ -58,6 +61,7 @@ async function main(): Promise<number> {
         transitions: { type: 'string' },
         cluster: { type: 'boolean', default: false },
         faults: { type: 'string' },
+        'unsafe-intruder': { type: 'boolean', default: false },
         seed: { type: 'string' },
         replicas: { type: 'string' },
         'max-minutes': { type: 'string' },
@@ -138,6 +142,7 @@ async function main(): Promise<number> {
         faults: whole('--faults', values.faults, 300, 1, 100_000),
         seed,
         kinds: kinds as PodFaultKind[] | undefined,
+        unsafeIntruder: values['unsafe-intruder'],
         maxDurationMs: maxMinutes * 60_000,
         outDir,
         command,

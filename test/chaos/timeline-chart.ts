@@ -108,7 +108,10 @@ export function timelineSpec(
               field: 'kind',
               type: 'nominal' as const,
               title: 'fault',
-              scale: { scheme: 'tableau20', domain: [...FAULT_KINDS, ...POD_FAULT_KINDS] },
+              scale: {
+                scheme: 'tableau20',
+                domain: [...FAULT_KINDS, ...POD_FAULT_KINDS, 'unsafe-intruder'],
+              },
               legend: legends
                 ? { columns: 3, labelFontSize: 12, titleFontSize: 13, labelLimit: 200 }
                 : null,

@@ -17,14 +17,16 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { formatSummary } from '../chaos/chaos-summary.js';
 import { runPodChaos } from '../chaos/pod-chaos-run.js';
-import { POD_FAULT_KINDS } from '../chaos/pod-fault-kinds.js';
+import type { Violation } from '../chaos/invariant-checker.js';
+import { POD_FAULT_KINDS, POD_FAULT_SPECS } from '../chaos/pod-fault-kinds.js';
+import { UNSAFE_IDENTITY } from '../chaos/pod-positive-control.js';
 
 /** Fixed: CI replays the same schedule (one bag: each kind once, in this seed's order). */
 const SEED = 33;
 
 describe('chaos in real pods: every pod fault kind once, judged from the pods own logs', () => {
   it(
-    `${POD_FAULT_KINDS.length} pod faults on the leader pod (seed ${SEED}): zero violations`,
+    `${POD_FAULT_KINDS.length} pod faults on the leader pod (seed ${SEED}): zero violations; then the unsafe candidate joins and its overlap is reported`,
     { timeout: 20 * 60_000 },
     async () => {
       const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : SEED;
@@ -37,24 +39,39 @@ describe('chaos in real pods: every pod fault kind once, judged from the pods ow
         outDir,
         command: `CHAOS_SEED=${seed} pnpm test (test/cluster/chaos-pods-short.test.ts)`,
         progress: (line) => process.stdout.write(`# ${line}\n`),
+        unsafeIntruder: true,
       });
       process.stdout.write(`${formatSummary(report).replace(/^/gm, '# ')}\n`);
+      const control = report.faults.find((f) => f.kind === 'unsafe-intruder');
+      assert.ok(control, `the positive control ran (report in ${outDir})`);
+      const show = (v: Violation) => `[${v.kind}] round ${v.round ?? '-'}: ${v.message}`;
 
       assert.deepEqual(
-        report.violations.map((v) => `[${v.kind}] round ${v.round ?? '-'}: ${v.message}`),
+        report.violations.filter((v) => v.at < control.startAt).map(show),
         [],
         `seed ${seed}: the pod chaos run found violations (report in ${outDir})`,
       );
       for (const kind of POD_FAULT_KINDS) {
         assert.equal(report.byFault[kind]?.faults, 1, `${kind} applied once`);
-        assert.ok(
-          (report.byFault[kind]?.transitions ?? 0) >= 1,
-          `${kind} was followed by a transition`,
-        );
+        if (POD_FAULT_SPECS[kind].endsTerm) {
+          assert.ok(
+            (report.byFault[kind]?.transitions ?? 0) >= 1,
+            `${kind} was followed by a transition`,
+          );
+        }
       }
       assert.ok(
         (report.slots?.due ?? 0) > 0,
         `no dispatch-jobs slot was due: the slot rules judged nothing (report in ${outDir})`,
+      );
+      // Positive control: the unsafe candidate, woken after a pod took its Lease over, worked
+      // beside that pod's term; the same checker must say so.
+      const overlaps = report.violations.filter(
+        (v) => v.at >= control.startAt && v.kind === 'overlapping-terms',
+      );
+      assert.ok(
+        overlaps.some((v) => v.message.includes(UNSAFE_IDENTITY)),
+        `the checker reported the unsafe candidate's overlap: ${report.violations.map(show).join('; ')}`,
       );
       assert.ok(existsSync(join(outDir, 'chaos-timeline.svg')));
     },
