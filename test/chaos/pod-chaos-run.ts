@@ -174,14 +174,15 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
       const kind = schedule.next();
       const { leader, token } = settled;
       const startAt = Date.now();
-      const applied = await applyPodFault(
-        kind,
+      const applied = await applyPodFault(kind, {
         demo,
         leader,
-        () => schedule.uniform(),
-        timings.leaseDurationMs,
-        timings.leaseDurationMs + 2 * timings.retryPeriodMs,
-      );
+        token,
+        pick: () => schedule.uniform(),
+        watchMs: timings.leaseDurationMs,
+        pastLeaseMs: timings.leaseDurationMs + 2 * timings.retryPeriodMs,
+        nextTerm: waitForNextTerm,
+      });
       const notes = [...applied.notes];
       let next: (LeaderWorkEvent & { pod: string }) | undefined;
       if (POD_FAULT_SPECS[kind].endsTerm) {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { killContainer, setContainerFrozen } from '../support/containerd.js';
+import { killContainer, setContainerFrozen, setEgressDrop } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
 import type { PodFaultKind } from './pod-fault-kinds.js';
@@ -21,20 +21,28 @@ export interface AppliedPodFault {
 /** How long a ghost's replacement pod may take to run before the leader is deleted anyway, ms. */
 const REPLACEMENT_TIMEOUT_MS = 120_000;
 
-/**
- * Applies `kind` to `leader` (a live pod holding the Lease); `pick` chooses among followers
- * (seeded, so a seed replays the same choices).
- */
+/** What a fault needs besides its kind. */
+export interface PodFaultContext {
+  demo: DemoDeployment;
+  /** A live pod holding the Lease, working in term `token`. */
+  leader: PodView;
+  token: number;
+  /** Chooses among followers (seeded, so a seed replays the same choices): [0, 1). */
+  pick: () => number;
+  /** How long to watch for a transition after a fault that must not cause one, ms. */
+  watchMs: number;
+  /** How long a frozen container stays frozen, and a partition at least, ms. */
+  pastLeaseMs: number;
+  /** Resolves once a pod works in a term after `token`; rejects after the round's timeout. */
+  nextTerm: (token: number) => Promise<unknown>;
+}
+
+/** Applies `kind` to the context's leader pod. */
 export async function applyPodFault(
   kind: PodFaultKind,
-  demo: DemoDeployment,
-  leader: PodView,
-  pick: () => number,
-  /** How long to watch for a transition after a fault that must not cause one, ms. */
-  watchMs: number,
-  /** How long a frozen container stays frozen, ms. */
-  frozenMs: number,
+  context: PodFaultContext,
 ): Promise<AppliedPodFault> {
+  const { demo, leader, token, pick, watchMs, pastLeaseMs: frozenMs } = context;
   const notes: string[] = [];
   const { cluster, namespace } = demo;
   const deleteGracefully = (pod: string) =>
@@ -95,6 +103,31 @@ export async function applyPodFault(
         await sleep(frozenMs);
       } finally {
         setContainerFrozen(leader.containerId, false);
+      }
+      return { notes };
+    }
+    case 'partition': {
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      const apiServer = (
+        await cluster.kubectl(
+          'get',
+          'service',
+          'kubernetes',
+          '-n',
+          'default',
+          '-o',
+          'jsonpath={.spec.clusterIP}',
+        )
+      ).trim();
+      const startedAt = performance.now();
+      await setEgressDrop(cluster, leader.containerId, apiServer, true);
+      try {
+        await context
+          .nextTerm(token)
+          .catch(() => notes.push('no pod took over during the partition'));
+        await sleep(Math.max(250, frozenMs - (performance.now() - startedAt)));
+      } finally {
+        await setEgressDrop(cluster, leader.containerId, apiServer, false);
       }
       return { notes };
     }

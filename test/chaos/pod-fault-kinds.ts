@@ -21,6 +21,7 @@ export const POD_FAULT_KINDS = [
   'ghost-then-delete',
   'scale-unstarted',
   'container-freeze',
+  'partition',
 ] as const;
 
 /**
@@ -160,6 +161,17 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     reasoning:
       'as a crash: renewals stop with the frozen process; once thawed, the old leader must not work in its ended term',
     boundMs: crashMs,
+  },
+  partition: {
+    kind: 'partition',
+    action:
+      "drop the leader pod's packets to the API server (iptables in the pod's network namespace, OUTPUT to the kubernetes Service IP) until a pod took over (+ 0.25 s; at least L), then heal",
+    endsTerm: true,
+    boundFormula: 'L − D + J·R + W + S',
+    reasoning:
+      'the leader works until renewDeadline after its last renewal; followers take over leaseDuration after seeing it',
+    boundMs: (t) =>
+      t.leaseDurationMs - t.renewDeadlineMs + J * t.retryPeriodMs + t.workPeriodMs + POD_SLACK_MS,
   },
   'unsafe-intruder': {
     kind: 'unsafe-intruder',

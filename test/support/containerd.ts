@@ -48,3 +48,48 @@ export function setContainerFrozen(containerId: string, frozen: boolean): void {
   if (!cgroup) throw new Error(`no freezer cgroup named ${containerId} under ${FREEZER_ROOT}`);
   writeFileSync(join(cgroup, 'freezer.state'), frozen ? 'FROZEN' : 'THAWED');
 }
+
+/** The host PID of a container's task (`ctr task ls`). @throws Error when it has no task. */
+export async function containerPid(cluster: NodeCluster, containerId: string): Promise<number> {
+  const { stdout } = await run('ctr', [
+    '--address',
+    cluster.containerdAddress,
+    '-n',
+    'k8s.io',
+    'task',
+    'ls',
+  ]);
+  const row = stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .find((cells) => cells[0] === containerId);
+  const pid = Number(row?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`container ${containerId} has no task`);
+  return pid;
+}
+
+/**
+ * Drops (or stops dropping) every packet a container sends to `destination` (an IPv4 address),
+ * with iptables inside the container's own network namespace (the pod's: nsenter into its
+ * task's), so only that pod is cut off — e.g. from the API server's Service IP.
+ */
+export async function setEgressDrop(
+  cluster: NodeCluster,
+  containerId: string,
+  destination: string,
+  dropping: boolean,
+): Promise<void> {
+  const pid = await containerPid(cluster, containerId);
+  await run('nsenter', [
+    '-t',
+    String(pid),
+    '-n',
+    'iptables',
+    dropping ? '-I' : '-D',
+    'OUTPUT',
+    '-d',
+    `${destination}/32`,
+    '-j',
+    'DROP',
+  ]);
+}
