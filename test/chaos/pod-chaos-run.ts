@@ -263,7 +263,14 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
       lagBoundMs: Number.MAX_SAFE_INTEGER,
       staleLeaderMs: Number.MAX_SAFE_INTEGER,
     },
-    startedAt,
+    // The election begins with the first pod up (its replica-started line), not at the apply:
+    // pulling, creating and booting the pods is not leaderless time of the election.
+    startedAt: Math.min(
+      endedAt,
+      ...pods.flatMap((p) =>
+        p.events.filter((e) => e.event === 'replica-started').map((e) => Date.parse(e.at)),
+      ),
+    ),
     endedAt,
     scheduledJob: {
       task: 'dispatch-jobs',
