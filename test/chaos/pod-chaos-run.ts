@@ -5,10 +5,10 @@
  * limit). The verdict comes from the pods' own log lines, judged by the process tier's
  * invariant checker; the report and the picture are the process tier's.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { DEMO_DEPLOY_DIR, DEMO_NAMESPACE } from '@nest-leader/demo/launcher/demo-manifests';
 import { type NodeCluster, startNodeCluster } from '@nest-leader/demo/launcher/node-cluster';
@@ -16,11 +16,11 @@ import { defaultHorizonMs } from 'nest-leader';
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
 import { PodLogCollector } from '../support/pod-log-collector.js';
-import { buildChaosReport, type FaultCatalogue } from './chaos-report.js';
+import { buildChaosReport, type ChaosReport, type FaultCatalogue } from './chaos-report.js';
 import { type ChaosRunResult, judgeRun, RUN_DATA_FILE, writeOutputs } from './chaos-run.js';
 import type { ChaosTimings } from './fault-kinds.js';
 import { FaultSchedule } from './fault-schedule.js';
-import type { ChaosInput, ChaosVerdict, FaultRecord } from './invariant-checker.js';
+import type { ChaosInput, FaultRecord, ProcessLog } from './invariant-checker.js';
 import { applyPodFault } from './pod-fault-injector.js';
 import {
   manifestTimings,
@@ -80,7 +80,6 @@ function podCatalogue(t: PodChaosTimings): FaultCatalogue {
 export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRunResult> {
   const { progress } = options;
   const timings = manifestTimings();
-  const catalogue = podCatalogue(timings);
   const schedule = new FaultSchedule<PodFaultKind>(
     options.seed,
     options.kinds ?? POD_FAULT_KINDS,
@@ -263,14 +262,7 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
       lagBoundMs: Number.MAX_SAFE_INTEGER,
       staleLeaderMs: Number.MAX_SAFE_INTEGER,
     },
-    // The election begins with the first pod up (its replica-started line), not at the apply:
-    // pulling, creating and booting the pods is not leaderless time of the election.
-    startedAt: Math.min(
-      endedAt,
-      ...pods.flatMap((p) =>
-        p.events.filter((e) => e.event === 'replica-started').map((e) => Date.parse(e.at)),
-      ),
-    ),
+    startedAt: electionStartedAt(pods, endedAt),
     endedAt,
     scheduledJob: {
       task: 'dispatch-jobs',
@@ -279,39 +271,111 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
     },
   };
   writeFileSync(join(options.outDir, RUN_DATA_FILE), gzipSync(JSON.stringify(input)));
+  return judgePodRun(options.outDir, input, {
+    seed: options.seed,
+    command: options.command,
+    startedAt,
+    replicas,
+    timings,
+    setupMs,
+    aborted,
+  });
+}
+
+/**
+ * The election begins with the first pod up (its `replica-started` line), not at the apply:
+ * pulling, creating and booting the pods is not leaderless time of the election.
+ */
+function electionStartedAt(processes: readonly ProcessLog[], endedAt: number): number {
+  return Math.min(
+    endedAt,
+    ...processes.flatMap((p) =>
+      p.events.filter((e) => e.event === 'replica-started').map((e) => Date.parse(e.at)),
+    ),
+  );
+}
+
+/** Judges a pod run's input (both elections) and writes its report and picture. */
+async function judgePodRun(
+  outDir: string,
+  input: ChaosInput,
+  run: {
+    seed: number;
+    command: string;
+    /** When the run began (the apply), wall ms. */
+    startedAt: number;
+    replicas: number;
+    timings: PodChaosTimings;
+    setupMs: Record<string, number>;
+    aborted?: string;
+  },
+): Promise<ChaosRunResult> {
+  const { timings } = run;
   const chaosTimings: ChaosTimings = {
     leaseDurationMs: timings.leaseDurationMs,
     renewDeadlineMs: timings.renewDeadlineMs,
     retryPeriodMs: timings.retryPeriodMs,
     heartbeatMs: timings.workPeriodMs,
   };
-  const { verdict, shard }: { verdict: ChaosVerdict; shard: ChaosVerdict } = judgeRun(
-    input,
-    chaosTimings,
-  );
-  if (aborted)
+  const { verdict, shard } = judgeRun(input, chaosTimings);
+  if (run.aborted) {
     verdict.violations.push({
       kind: 'round-problem',
-      at: endedAt,
-      message: `run aborted: ${aborted}`,
+      at: input.endedAt,
+      message: `run aborted: ${run.aborted}`,
     });
+  }
   const report = buildChaosReport({
-    seed: options.seed,
-    command: options.command,
-    startedAt,
-    endedAt,
-    replicas,
+    seed: run.seed,
+    command: run.command,
+    startedAt: run.startedAt,
+    endedAt: input.endedAt,
+    replicas: run.replicas,
     timings: chaosTimings,
     allowances: { slackMs: POD_SLACK_MS, apiWarmupMs: 0 },
-    setupMs,
+    setupMs: run.setupMs,
     toxiproxyVersion: '',
-    setting: `the demo's ${replicas} pods (apps/demo/deploy as shipped) on a real kubelet + containerd node`,
-    faults,
+    setting: `the demo's ${run.replicas} pods (apps/demo/deploy as shipped) on a real kubelet + containerd node`,
+    faults: [...input.faults],
     verdict,
     shard,
     processes: input.processes.length,
     probes: 0,
-    catalogue,
+    catalogue: podCatalogue(timings),
   });
-  return writeOutputs(options.outDir, report, verdict);
+  return writeOutputs(outDir, report, verdict);
+}
+
+/**
+ * Judges a finished pod run again from its saved input (after a change to the checker, the
+ * bounds or the picture) and rewrites its report and picture; settings from its old report.
+ */
+export async function recheckPodChaos(outDir: string): Promise<ChaosRunResult> {
+  const saved = JSON.parse(
+    gunzipSync(readFileSync(join(outDir, RUN_DATA_FILE))).toString(),
+  ) as ChaosInput;
+  const old = JSON.parse(readFileSync(join(outDir, 'chaos-report.json'), 'utf8')) as ChaosReport;
+  const timings = manifestTimings();
+  const faults = saved.faults.map((f) =>
+    f.kind in POD_FAULT_SPECS
+      ? { ...f, boundMs: POD_FAULT_SPECS[f.kind as PodFaultKind].boundMs(timings) }
+      : f,
+  );
+  const input: ChaosInput = {
+    ...saved,
+    faults,
+    startupBoundMs: podStartupBoundMs(timings),
+    startedAt: electionStartedAt(saved.processes, saved.endedAt),
+  };
+  writeFileSync(join(outDir, RUN_DATA_FILE), gzipSync(JSON.stringify(input)));
+  const aborted = old.violations.find((v) => v.message.startsWith('run aborted: '));
+  return judgePodRun(outDir, input, {
+    seed: old.seed,
+    command: old.command,
+    startedAt: Date.parse(old.startedAt),
+    replicas: old.replicas,
+    timings,
+    setupMs: old.setupMs,
+    aborted: aborted?.message.slice('run aborted: '.length),
+  });
 }

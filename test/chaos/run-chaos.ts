@@ -12,7 +12,7 @@ import { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
 import { randomSeed } from './fault-schedule.js';
 import { formatSummary } from './chaos-summary.js';
 import { POD_FAULT_KINDS, type PodFaultKind } from './pod-fault-kinds.js';
-import { runPodChaos } from './pod-chaos-run.js';
+import { recheckPodChaos, runPodChaos } from './pod-chaos-run.js';
 
 const USAGE = `Usage: pnpm chaos [options]
 
@@ -40,6 +40,7 @@ Options:
   --kinds a,b,…       only these fault kinds (default all: ${FAULT_KINDS.join(', ')})
   --out DIR           report, picture and logs (default .chaos/runs/<time>-<seed>)
   --recheck DIR       judge a finished run again from its saved data and redraw its picture
+                      (a pod run: with --cluster)
   -h, --help          this help
 
 Writes <out>/chaos-report.json and <out>/chaos-timeline.svg. Ctrl-C stops after the current
@@ -94,7 +95,9 @@ async function main(): Promise<number> {
     return value;
   };
   if (values.recheck !== undefined) {
-    const result = await recheckChaosRun(values.recheck);
+    const result = values.cluster
+      ? await recheckPodChaos(values.recheck)
+      : await recheckChaosRun(values.recheck);
     process.stdout.write(`${formatSummary(result.report)}\n`);
     return result.report.violations.length === 0 ? 0 : 1;
   }
