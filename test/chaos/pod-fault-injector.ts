@@ -68,6 +68,8 @@ export async function applyPodFault(
         return { notes };
       }
       const ghost = followers[Math.floor(pick() * followers.length)]!;
+      // Pods there before the kill: the ReplicaSet's replacement is the pod not among them.
+      const before = new Set((await demo.pods()).map((p) => p.name));
       // No stop path: the container dies at once, then the pod object goes without waiting for
       // the kubelet, so nothing withdraws its advertisement from the Lease.
       await killContainer(cluster, ghost.containerId!);
@@ -80,8 +82,6 @@ export async function applyPodFault(
         '--grace-period=0',
         '--force',
       );
-      const before = new Set((await demo.pods()).map((p) => p.name));
-      before.add(ghost.name);
       await eventually(
         async () => {
           const fresh = (await demo.livePods()).filter((p) => !before.has(p.name) && p.running);
