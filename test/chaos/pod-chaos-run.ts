@@ -128,6 +128,19 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
             Date.now() - Date.parse(e.at) < 2 * timings.workPeriodMs + POD_SLACK_MS,
         );
         assert.ok(recent, `${leader.name} works in term ${spec.leaseTransitions}`);
+        // The ledger travels with the renewals: a slot the term completed is known to the next
+        // leader only after a renewal carried it (the library README's guarantee covers slots
+        // from the first one the ledger knows). Fault a term only once one renewal after its
+        // first run has had time to do so, so that slot-lost judges the guarantee itself.
+        const firstRunAt = Math.min(
+          ...workLines()
+            .filter((e) => e.pod === leader.name && e.leaseTransitions === spec.leaseTransitions)
+            .map((e) => Date.parse(e.at)),
+        );
+        assert.ok(
+          Date.now() - firstRunAt > timings.retryPeriodMs + timings.workPeriodMs,
+          `term ${spec.leaseTransitions}'s first run is carried by a renewal`,
+        );
         return { leader, token: spec.leaseTransitions };
       },
       { timeoutMs: takeoverTimeoutMs + 120_000, intervalMs: 500 },
