@@ -5,10 +5,30 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Lease } from '@kubernetes/client-node';
+import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates, preferredCandidate } from 'nest-leader';
 import { killContainer, setContainerFrozen, setEgressDrop } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
 import type { PodFaultKind } from './pod-fault-kinds.js';
+
+/** The candidate a stop of `leader` would hand to, by the advertisements on the Lease. */
+async function preferredFollower(
+  demo: DemoDeployment,
+  leader: string,
+): Promise<string | undefined> {
+  const lease = await demo.cluster.getJson<V1Lease>(
+    'get',
+    'lease',
+    demo.namespace,
+    '-n',
+    demo.namespace,
+  );
+  const candidates = parseAdvertisedCandidates(
+    lease.metadata?.annotations?.[CANDIDATES_ANNOTATION],
+  );
+  return preferredCandidate(candidates, leader)?.identity;
+}
 
 /** What applying a fault did, beyond the leader it targeted. */
 export interface AppliedPodFault {
@@ -67,7 +87,12 @@ export async function applyPodFault(
         await deleteGracefully(leader.name);
         return { notes };
       }
-      const ghost = followers[Math.floor(pick() * followers.length)]!;
+      // The ghost is the follower the leader would hand to (the library's preference over the
+      // advertisements on the Lease: the mess at its worst); the seeded pick when none is.
+      const preferred = await preferredFollower(demo, leader.name);
+      const ghost =
+        followers.find((p) => p.name === preferred) ??
+        followers[Math.floor(pick() * followers.length)]!;
       // Pods there before the kill: the ReplicaSet's replacement is the pod not among them.
       const before = new Set((await demo.pods()).map((p) => p.name));
       // No stop path: the container dies at once, then the pod object goes without waiting for
