@@ -135,7 +135,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
   'ghost-then-delete': {
     kind: 'ghost-then-delete',
     action:
-      "SIGKILL the follower the leader would hand to (the preferred advertisement on the Lease) through containerd and force-delete its pod (--grace-period=0 --force: no stop path, its advertisement stays on the Lease); once its replacement runs, kubectl delete pod <leader>",
+      'SIGKILL the follower the leader would hand to (the preferred advertisement on the Lease) through containerd and force-delete its pod (--grace-period=0 --force: no stop path, its advertisement stays on the Lease); once its replacement runs, kubectl delete pod <leader>',
     endsTerm: true,
     boundFormula: 'W + drain + J·R + S',
     reasoning:
