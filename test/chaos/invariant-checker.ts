@@ -191,6 +191,8 @@ const LEDGER_LOSING_FAULT: FaultKind = 'lease-deleted';
 const KEEPS_LEADER: Partial<Record<ChaosFaultKind, string>> = {
   'latency-near': 'under latency the elector should tolerate',
   'scale-unstarted': 'while pods that never started were scaled away',
+  'kubelet-restart': 'while the kubelet restarted under running pods',
+  'containerd-restart': 'while containerd restarted under running containers',
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
