@@ -143,7 +143,7 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.equal(pod.serviceAccountName, DEMO_SERVICE_ACCOUNT);
   });
 
-  it('runs 3 replicas named by the downward API, probed on /healthz (liveness) and /readyz (readiness)', () => {
+  it('runs 3 replicas named by the downward API, probed on /healthz (startup, liveness) and /readyz (readiness)', () => {
     assert.equal(replicas, 3);
     const env = Object.fromEntries(
       container.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]),
@@ -153,6 +153,13 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.equal(env.LEADER_LOCK, 'kubernetes', 'never a per-pod file lock in a cluster');
     assert.equal(env.POD_ROLE_LABEL, 'on', 'the Pods carry nest-leader/role');
     assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
+    // A slow boot on a busy node is not a dead pod: liveness waits for the first answer.
+    assert.equal(container.startupProbe?.httpGet?.path, '/healthz');
+    const startup = container.startupProbe!;
+    assert.ok(
+      (startup.periodSeconds ?? 10) * (startup.failureThreshold ?? 3) >= 60,
+      'the startup probe allows at least 60 s to boot',
+    );
     assert.equal(container.readinessProbe?.httpGet?.path, '/readyz');
     assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory);
     assert.ok(
