@@ -1,7 +1,7 @@
 export * from './errors.js';
 // Core: election
-export { LeaderElector } from './core/leader-elector.js';
-export type { LeaderElectionHealth } from './core/leader-elector.health.js';
+export { LeaderElector } from './core/election/leader-elector.js';
+export type { LeaderElectionHealth } from './core/election/leader-elector.health.js';
 export type { TransferLeadershipOptions } from './core/leadership-handoff.js';
 export {
   DEFAULT_LEASE_DURATION_SECONDS,
@@ -30,13 +30,19 @@ export { SystemClock, type Clock, type TimerHandle } from './core/clock.js';
 export { resolveIdentity } from './core/identity.js';
 // Core: the elector's parts, exported for this package's unit tests only. Each is `@internal`:
 // left out of the API reference, no compatibility promise; use LeaderElector.
-export { ElectionNotifier, type ElectionNotifierOptions } from './core/election-notifier.js';
-export { checkElectionHealth, type ElectionHealthSnapshot } from './core/leader-elector.health.js';
+export {
+  ElectionNotifier,
+  type ElectionNotifierOptions,
+} from './core/election/election-notifier.js';
+export {
+  checkElectionHealth,
+  type ElectionHealthSnapshot,
+} from './core/election/leader-elector.health.js';
 export {
   type HolderCheckContext,
   HolderChecks,
   type HolderChecksConfig,
-} from './core/holder-checks.js';
+} from './core/election/holder-checks.js';
 export { LeaderTermLifetime, type LeaderTermLifetimeOptions } from './core/leader-term.js';
 export {
   type HandoffSessionConfig,
@@ -48,8 +54,8 @@ export {
   isNotFound,
   LockFailureReporter,
   lockRequestOutcome,
-} from './core/lock-failure.reporter.js';
-export { LockRequests, type LockRequestListener } from './core/lock-requests.js';
+} from './core/election/lock-failure.reporter.js';
+export { LockRequests, type LockRequestListener } from './core/election/lock-requests.js';
 export {
   MAX_OFFERS_PER_HANDOFF,
   offerPollMs,
@@ -69,7 +75,7 @@ export {
   ObservedRecord,
   sameElectionRecord,
   validTransitions,
-} from './core/observed-record.js';
+} from './core/election/observed-record.js';
 export { scheduleLedgerStamp } from './core/schedule-ledger.stamp.js';
 export {
   createdRecord,
@@ -77,7 +83,7 @@ export {
   type TakeoverToken,
   takeoverRecord,
   type TermWrite,
-} from './core/term-records.js';
+} from './core/election/term-records.js';
 // Core: locks
 export type {
   HolderLiveness,

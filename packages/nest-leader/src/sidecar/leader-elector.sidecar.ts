@@ -5,7 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { LeaderElector } from '../core/leader-elector.js';
+import { LeaderElector } from '../core/election/leader-elector.js';
 import type { ElectionLogger } from '../core/leader-elector.options.js';
 import type { Clock } from '../core/clock.js';
 import { LeaseLock } from '../locks/lease.lock.js';

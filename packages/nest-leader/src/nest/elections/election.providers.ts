@@ -1,6 +1,6 @@
 import { Logger, type Provider } from '@nestjs/common';
 import type { ElectionObserver } from '../../core/election-observer.js';
-import { LeaderElector } from '../../core/leader-elector.js';
+import { LeaderElector } from '../../core/election/leader-elector.js';
 import type { LeaderCallbacks } from '../../core/leader-elector.options.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 import { LEADER_MODULE_OPTIONS } from '../leader.module-definition.js';

@@ -3,7 +3,7 @@
  * no class of the Nest layer (see `registered-election.interface.ts` for the one that does).
  */
 import type { Clock } from '../../core/clock.js';
-import type { LeaderElector } from '../../core/leader-elector.js';
+import type { LeaderElector } from '../../core/election/leader-elector.js';
 import type { LeaderElectionTimings } from '../../core/leader-elector.options.js';
 import type {
   LeaderLockKind,

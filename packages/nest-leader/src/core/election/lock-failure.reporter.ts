@@ -4,13 +4,13 @@
  * worked before gets a grace period. Framework-free.
  */
 
-import { KubernetesApiError, LockConflictError } from '../errors.js';
-import type { LockOperation } from '../locks/resource-lock.js';
-import { electionMessages } from './election.messages.js';
-import type { Clock } from './clock.js';
-import type { LockRequestOutcome } from './election-observer.js';
-import type { ElectionLogger } from './leader-elector.options.js';
-import { RateLimitedLogger } from './rate-limited-logger.js';
+import { KubernetesApiError, LockConflictError } from '../../errors.js';
+import type { LockOperation } from '../../locks/resource-lock.js';
+import { electionMessages } from '../election.messages.js';
+import type { Clock } from '../clock.js';
+import type { LockRequestOutcome } from '../election-observer.js';
+import type { ElectionLogger } from '../leader-elector.options.js';
+import { RateLimitedLogger } from '../rate-limited-logger.js';
 
 /**
  * How long 403s are tolerated (logged as a warning, without the RBAC hint) when the same

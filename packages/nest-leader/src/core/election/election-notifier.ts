@@ -4,18 +4,18 @@
  * lines. Nothing they do can break the election. Framework-free.
  */
 
-import type { LeaderTermEndReason } from '../errors.js';
-import type { LockOperation, ResourceLock } from '../locks/resource-lock.js';
-import { electionMessages } from './election.messages.js';
+import type { LeaderTermEndReason } from '../../errors.js';
+import type { LockOperation, ResourceLock } from '../../locks/resource-lock.js';
+import { electionMessages } from '../election.messages.js';
 import {
   type ElectionObservation,
   type ElectionObserver,
   type LeadershipChangeReason,
   type LockRequestOutcome,
   noopElectionObserver,
-} from './election-observer.js';
-import type { ElectionLogger, LeaderCallbacks } from './leader-elector.options.js';
-import type { LeaderTerm } from './leader-term.js';
+} from '../election-observer.js';
+import type { ElectionLogger, LeaderCallbacks } from '../leader-elector.options.js';
+import type { LeaderTerm } from '../leader-term.js';
 
 /**
  * Whom an {@link ElectionNotifier} tells, and what it says about itself.

@@ -9,9 +9,9 @@ import {
   copyLeaseRecord,
   type LeaseRecord,
   type VersionedLeaseRecord,
-} from '../locks/resource-lock.js';
-import type { Clock } from './clock.js';
-import { MAX_LEASE_TRANSITIONS } from './leader-elector.options.js';
+} from '../../locks/resource-lock.js';
+import type { Clock } from '../clock.js';
+import { MAX_LEASE_TRANSITIONS } from '../leader-elector.options.js';
 
 /**
  * True when `a` and `b` hold the same election record (holder, duration, transitions,

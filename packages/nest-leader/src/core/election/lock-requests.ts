@@ -8,9 +8,9 @@ import type {
   LockOperation,
   ResourceLock,
   VersionedLeaseRecord,
-} from '../locks/resource-lock.js';
-import { abortable, type Clock, timeoutSignal } from './clock.js';
-import type { LockRequestOutcome } from './election-observer.js';
+} from '../../locks/resource-lock.js';
+import { abortable, type Clock, timeoutSignal } from '../clock.js';
+import type { LockRequestOutcome } from '../election-observer.js';
 import { lockRequestOutcome } from './lock-failure.reporter.js';
 
 /**

@@ -1,4 +1,4 @@
-import { quoted } from '../format.js';
+import { quoted } from '../../format.js';
 
 /** The log lines of a follower judging a holder whose process the lock can check (FileLock). */
 export const followerMessages = {

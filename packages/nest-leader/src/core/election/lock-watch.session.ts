@@ -4,11 +4,11 @@
  * watch's health changes), and says whether the watch can be trusted to report changes — only
  * then may the elector skip its periodic reads. Framework-free.
  */
-import { electionMessages } from './election.messages.js';
-import type { VersionedLeaseRecord } from '../locks/resource-lock.js';
-import type { LockWatch, WatchableLock } from '../locks/watchable-lock.js';
-import type { Clock } from './clock.js';
-import type { ElectionLogger } from './leader-elector.options.js';
+import { electionMessages } from '../election.messages.js';
+import type { VersionedLeaseRecord } from '../../locks/resource-lock.js';
+import type { LockWatch, WatchableLock } from '../../locks/watchable-lock.js';
+import type { Clock } from '../clock.js';
+import type { ElectionLogger } from '../leader-elector.options.js';
 import type { ObservedRecord } from './observed-record.js';
 
 /** What {@link LockWatchSession.readStarting} remembers for {@link LockWatchSession.readDone}. */

@@ -4,8 +4,8 @@
  * loop is unhealthy; everything else is healthy. Framework-free.
  */
 
-import { healthMessages } from './election.messages.js';
-import type { LeaderTermLifetime } from './leader-term.js';
+import { healthMessages } from '../election.messages.js';
+import type { LeaderTermLifetime } from '../leader-term.js';
 
 /** Result of `LeaderElector.health()`, as client-go's `HealthzAdaptor.Check`. */
 export interface LeaderElectionHealth {

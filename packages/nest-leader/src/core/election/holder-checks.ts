@@ -5,11 +5,11 @@
  * `HolderLiveness`). The elector asks before taking a Lease. Framework-free.
  */
 
-import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import { namedByController, preferredSuccessor } from './coordinated-election.js';
-import { electionMessages } from './election.messages.js';
+import type { LeaseRecord, VersionedLeaseRecord } from '../../locks/resource-lock.js';
+import { namedByController, preferredSuccessor } from '../coordinated-election.js';
+import { electionMessages } from '../election.messages.js';
 import { followerMessages } from './follower.messages.js';
-import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
+import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
 import type { ObservedRecord } from './observed-record.js';
 
 /** The elector's settings the holder checks use (the clock: to say until when). @internal */
