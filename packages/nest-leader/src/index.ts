@@ -2,7 +2,7 @@ export * from './errors.js';
 // Core: election
 export { LeaderElector } from './core/election/leader-elector.js';
 export type { LeaderElectionHealth } from './core/election/leader-elector.health.js';
-export type { TransferLeadershipOptions } from './core/leadership-handoff.js';
+export type { TransferLeadershipOptions } from './core/handoff/leadership-handoff.js';
 export {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,
@@ -48,7 +48,7 @@ export {
   type HandoffSessionConfig,
   type HandoffSessionHost,
   LeadershipHandoffSession,
-} from './core/leadership-handoff.session.js';
+} from './core/handoff/leadership-handoff.session.js';
 export {
   ACCESS_DENIED_GRACE_MS,
   isNotFound,
@@ -62,14 +62,14 @@ export {
   offerWindowMs,
   isAccepted,
   isOpenOfferTo,
-} from './core/handoff-offer.js';
+} from './core/handoff/handoff-offer.js';
 export {
   HandoffOffers,
   type HandoffOfferConfig,
   type HandoffOfferHost,
   type OfferingTerm,
   type OfferOutcome,
-} from './core/handoff-offer.session.js';
+} from './core/handoff/handoff-offer.session.js';
 export {
   type MissingLeaseWait,
   ObservedRecord,
@@ -112,7 +112,7 @@ export {
   MAX_ADVERTISED_CANDIDATES,
   newestTemplate,
   preferredCandidate,
-} from './core/candidate-preference.js';
+} from './core/handoff/candidate-preference.js';
 export {
   dueSlots,
   intervalSchedule,

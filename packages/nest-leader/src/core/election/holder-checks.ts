@@ -6,7 +6,7 @@
  */
 
 import type { LeaseRecord, VersionedLeaseRecord } from '../../locks/resource-lock.js';
-import { namedByController, preferredSuccessor } from '../coordinated-election.js';
+import { namedByController, preferredSuccessor } from '../handoff/coordinated-election.js';
 import { electionMessages } from '../election.messages.js';
 import { followerMessages } from './follower.messages.js';
 import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';

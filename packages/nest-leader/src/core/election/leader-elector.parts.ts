@@ -7,8 +7,8 @@
 
 import type { LeaseRecord, VersionedLeaseRecord } from '../../locks/resource-lock.js';
 import { isWatchableLock } from '../../locks/watchable-lock.js';
-import { CandidateAdvertisement } from '../candidate-advertisement.js';
-import { CandidacySession } from '../coordinated-election.js';
+import { CandidateAdvertisement } from '../handoff/candidate-advertisement.js';
+import { CandidacySession } from '../handoff/coordinated-election.js';
 import { ElectionNotifier } from './election-notifier.js';
 import { electionMessages } from '../election.messages.js';
 import { HolderChecks } from './holder-checks.js';
@@ -17,15 +17,15 @@ import {
   MAX_LEASE_TRANSITIONS,
   type ResolvedLeaderElectorOptions,
 } from '../leader-elector.options.js';
-import type { HandoffWriter } from '../leadership-handoff.js';
-import { LeadershipHandoffSession } from '../leadership-handoff.session.js';
-import { HandoffOffers } from '../handoff-offer.session.js';
+import type { HandoffWriter } from '../handoff/leadership-handoff.js';
+import { LeadershipHandoffSession } from '../handoff/leadership-handoff.session.js';
+import { HandoffOffers } from '../handoff/handoff-offer.session.js';
 import { LockFailureReporter } from './lock-failure.reporter.js';
 import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch.session.js';
 import { ObservedRecord, validTransitions } from './observed-record.js';
 import { type ScheduleLedgerStamp, scheduleLedgerStamp } from '../schedule-ledger.stamp.js';
-import { StopHandover } from '../stop-handover.js';
+import { StopHandover } from '../handoff/stop-handover.js';
 
 /** The parts of one elector (see the file's description). @internal */
 export interface LeaderElectorParts {

@@ -5,14 +5,14 @@
 
 import { LeaderElectionError, LockConflictError } from '../../errors.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../../locks/resource-lock.js';
-import type { CandidateAdvertisement } from '../candidate-advertisement.js';
-import { MAX_ADVERTISED_CANDIDATES } from '../candidate-preference.js';
+import type { CandidateAdvertisement } from '../handoff/candidate-advertisement.js';
+import { MAX_ADVERTISED_CANDIDATES } from '../handoff/candidate-preference.js';
 import type { Clock } from '../clock.js';
-import type { CandidacySession } from '../coordinated-election.js';
+import type { CandidacySession } from '../handoff/coordinated-election.js';
 import type { ElectionNotifier } from './election-notifier.js';
 import type { LeadershipChangeReason } from '../election-observer.js';
 import { electionMessages } from '../election.messages.js';
-import { offerMessages } from '../handoff-offer.messages.js';
+import { offerMessages } from '../handoff/handoff-offer.messages.js';
 import type { HolderChecks } from './holder-checks.js';
 import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
 import {
@@ -25,14 +25,17 @@ import {
 } from '../leader-elector.options.js';
 import { assembleLeaderElector } from './leader-elector.parts.js';
 import { LeaderTermLifetime } from '../leader-term.js';
-import { acquisitionReason, type TransferLeadershipOptions } from '../leadership-handoff.js';
-import type { LeadershipHandoffSession } from '../leadership-handoff.session.js';
+import {
+  acquisitionReason,
+  type TransferLeadershipOptions,
+} from '../handoff/leadership-handoff.js';
+import type { LeadershipHandoffSession } from '../handoff/leadership-handoff.session.js';
 import { isNotFound, type LockFailureReporter } from './lock-failure.reporter.js';
 import type { LockRequests } from './lock-requests.js';
 import type { LockWatchSession } from './lock-watch.session.js';
 import type { ObservedRecord } from './observed-record.js';
 import type { ScheduleLedgerStamp } from '../schedule-ledger.stamp.js';
-import type { StopHandover } from '../stop-handover.js';
+import type { StopHandover } from '../handoff/stop-handover.js';
 import { createdRecord, renewalRecord, takeoverRecord, type TermWrite } from './term-records.js';
 
 /**

@@ -6,9 +6,9 @@
 
 import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
 import type { LeaseRecord } from '../../locks/resource-lock.js';
-import { withCandidate, withoutFormerHolder } from '../candidate-preference.js';
-import { withoutOffer } from '../handoff-offer.js';
-import { isHandoffTo, withoutHandoff } from '../leadership-handoff.js';
+import { withCandidate, withoutFormerHolder } from '../handoff/candidate-preference.js';
+import { withoutOffer } from '../handoff/handoff-offer.js';
+import { isHandoffTo, withoutHandoff } from '../handoff/leadership-handoff.js';
 
 /** When a record is written and for how long it holds, as every term write has them. @internal */
 export interface TermWrite {

@@ -35,9 +35,9 @@ import {
   InvalidLeaderElectionOptionError,
   LeadershipTransferError,
   LockConflictError,
-} from '../errors.js';
-import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import type { LeadershipChangeReason } from './election-observer.js';
+} from '../../errors.js';
+import type { LeaseRecord, VersionedLeaseRecord } from '../../locks/resource-lock.js';
+import type { LeadershipChangeReason } from '../election-observer.js';
 import { handoffRules } from './leadership-handoff.messages.js';
 
 /** Options of `LeaderElector.transferLeadership`. */

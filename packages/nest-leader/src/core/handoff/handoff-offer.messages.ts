@@ -1,6 +1,6 @@
 /** Log lines of handoff offers (`handoff-offer.session.ts`). */
 
-import { errorText, quoted, seconds } from '../format.js';
+import { errorText, quoted, seconds } from '../../format.js';
 
 /** Log lines; `lock` is the lock's description, e.g. `Lease default/x`. */
 export const offerMessages = {

@@ -4,10 +4,10 @@
  * made to it. Framework-free.
  */
 
-import { LockConflictError } from '../errors.js';
-import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import { timeoutSignal } from './clock.js';
+import { LockConflictError } from '../../errors.js';
+import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
+import type { LeaseRecord, VersionedLeaseRecord } from '../../locks/resource-lock.js';
+import { timeoutSignal } from '../clock.js';
 import {
   acceptedRecord,
   isAccepted,
@@ -19,7 +19,7 @@ import {
   withoutUnansweredTarget,
 } from './handoff-offer.js';
 import { offerMessages } from './handoff-offer.messages.js';
-import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
+import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
 
 /** The elector's settings offers use. @internal */
 export type HandoffOfferConfig = Pick<

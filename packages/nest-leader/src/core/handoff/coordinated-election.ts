@@ -10,12 +10,12 @@
  * `preferredHolder` and waits for the Lease to expire or be handed over.
  */
 
-import type { Candidacy } from '../locks/candidacy.js';
-import type { LeaseRecord } from '../locks/resource-lock.js';
+import type { Candidacy } from '../../locks/candidacy.js';
+import type { LeaseRecord } from '../../locks/resource-lock.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
-import type { ElectionLogger } from './leader-elector.options.js';
-import type { Clock } from './clock.js';
-import { RateLimitedLogger } from './rate-limited-logger.js';
+import type { ElectionLogger } from '../leader-elector.options.js';
+import type { Clock } from '../clock.js';
+import { RateLimitedLogger } from '../rate-limited-logger.js';
 
 /**
  * The candidate the holder `identity` should hand `record` over to: its `preferredHolder` when

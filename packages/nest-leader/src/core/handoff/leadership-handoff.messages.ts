@@ -3,7 +3,7 @@
  * `LeadershipTransferError` is in `errors.messages.ts`, beside the other errors'.
  */
 
-import { errorText, quoted } from '../format.js';
+import { errorText, quoted } from '../../format.js';
 
 /** Log lines of a handoff; `lock` is the lock's description, e.g. `Lease default/x`. */
 export const handoffMessages = {

@@ -6,16 +6,16 @@
  * to anyone — as client-go's `release`, re-reading first. Framework-free.
  */
 
-import { LockConflictError } from '../errors.js';
-import type { LeaseRecord } from '../locks/resource-lock.js';
+import { LockConflictError } from '../../errors.js';
+import type { LeaseRecord } from '../../locks/resource-lock.js';
 import type { CandidateAdvertisement } from './candidate-advertisement.js';
 import { advertisementMessages } from './candidate-advertisement.messages.js';
 import { preferredCandidate, withoutCandidate } from './candidate-preference.js';
-import { timeoutSignal } from './clock.js';
-import { electionMessages } from './election.messages.js';
+import { timeoutSignal } from '../clock.js';
+import { electionMessages } from '../election.messages.js';
 import { MAX_OFFERS_PER_HANDOFF, withoutOffer } from './handoff-offer.js';
 import type { HandoffOffers, OfferingTerm } from './handoff-offer.session.js';
-import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
+import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
 import { handoffRecord, type HandoffWriter } from './leadership-handoff.js';
 import { handoffMessages } from './leadership-handoff.messages.js';
 

@@ -9,13 +9,13 @@
  * renewal); a conflict — the leader renewed in between — means read and try again.
  */
 
-import { LockConflictError } from '../errors.js';
-import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import type { Clock } from './clock.js';
+import { LockConflictError } from '../../errors.js';
+import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
+import type { LeaseRecord, VersionedLeaseRecord } from '../../locks/resource-lock.js';
+import type { Clock } from '../clock.js';
 import { advertisementMessages } from './candidate-advertisement.messages.js';
 import { advertises, withCandidate, withoutCandidate } from './candidate-preference.js';
-import type { ElectionLogger } from './leader-elector.options.js';
+import type { ElectionLogger } from '../leader-elector.options.js';
 
 /**
  * How many failed attempts (errors other than a conflict) an advertisement or its removal

@@ -2,7 +2,7 @@
  * Log lines of `spec.preferredHolder` and of coordinated leader election (the candidacy).
  */
 
-import { errorText, quoted } from '../format.js';
+import { errorText, quoted } from '../../format.js';
 
 /** Log lines; `lock` is the lock's description, e.g. `Lease default/x`. */
 export const coordinatedMessages = {

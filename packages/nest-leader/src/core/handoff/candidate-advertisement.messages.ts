@@ -4,7 +4,7 @@
  * `errors.messages.ts`, beside the other errors'.
  */
 
-import { errorText, quoted, seconds } from '../format.js';
+import { errorText, quoted, seconds } from '../../format.js';
 
 /** Log lines; `lock` is the lock's description, e.g. `Lease default/x`. */
 export const advertisementMessages = {

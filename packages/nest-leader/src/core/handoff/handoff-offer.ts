@@ -23,8 +23,8 @@
  * so offers of two leaders cannot both be live. Steady state has no offer and no extra request.
  */
 
-import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { LeaseHandoffOffer, LeaseRecord } from '../locks/resource-lock.js';
+import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
+import type { LeaseHandoffOffer, LeaseRecord } from '../../locks/resource-lock.js';
 import { withoutCandidate } from './candidate-preference.js';
 
 /**

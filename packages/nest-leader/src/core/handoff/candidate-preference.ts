@@ -15,11 +15,11 @@
  * Never the leader itself.
  */
 
-import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import { MAX_ADVERTISED_CANDIDATES } from '../locks/peer-bounds.js';
-import type { LeaseRecord } from '../locks/resource-lock.js';
+import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
+import { MAX_ADVERTISED_CANDIDATES } from '../../locks/peer-bounds.js';
+import type { LeaseRecord } from '../../locks/resource-lock.js';
 
-export { MAX_ADVERTISED_CANDIDATES } from '../locks/peer-bounds.js';
+export { MAX_ADVERTISED_CANDIDATES } from '../../locks/peer-bounds.js';
 
 /**
  * The candidate to hand off to (see the file's description), or `undefined` when no one but

@@ -4,17 +4,17 @@
  * The handoff record and its marker are in `leadership-handoff.ts`. Framework-free.
  */
 
-import { LeadershipTransferError } from '../errors.js';
-import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { LeaseRecord } from '../locks/resource-lock.js';
+import { LeadershipTransferError } from '../../errors.js';
+import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
+import type { LeaseRecord } from '../../locks/resource-lock.js';
 import { higherPriorityCandidate, preferredCandidate } from './candidate-preference.js';
-import { timeoutSignal } from './clock.js';
+import { timeoutSignal } from '../clock.js';
 import { preferredSuccessor } from './coordinated-election.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
 import { awaitsHandoff, isOpenOfferTo, offerPollMs } from './handoff-offer.js';
 import type { HandoffOffers, OfferingTerm } from './handoff-offer.session.js';
-import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
-import type { LeaderTermLifetime } from './leader-term.js';
+import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
+import type { LeaderTermLifetime } from '../leader-term.js';
 import {
   handoffLeaseDurationSeconds,
   type HandoffWriter,
