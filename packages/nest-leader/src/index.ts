@@ -76,7 +76,7 @@ export {
   sameElectionRecord,
   validTransitions,
 } from './core/election/observed-record.js';
-export { scheduleLedgerStamp } from './core/schedule-ledger.stamp.js';
+export { scheduleLedgerStamp } from './core/schedule-ledger/schedule-ledger.stamp.js';
 export {
   createdRecord,
   renewalRecord,
@@ -120,7 +120,7 @@ export {
   EARLY_TICK_TOLERANCE_MS,
   type DueSlots,
   type SlotSchedule,
-} from './core/schedule-slots.js';
+} from './core/schedule-ledger/schedule-slots.js';
 export {
   compareLedgerSlots,
   emptyScheduleLedger,
@@ -131,7 +131,7 @@ export {
   type JobLedgerEntry,
   type LedgerSlot,
   type ScheduleLedger,
-} from './core/schedule-ledger.js';
+} from './core/schedule-ledger/schedule-ledger.js';
 export {
   decodeScheduleLedger,
   encodeScheduleLedger,
@@ -139,9 +139,12 @@ export {
   SCHEDULE_LEDGER_LIMITS,
   type DecodedScheduleLedger,
   type ScheduleLedgerReadBounds,
-} from './core/schedule-ledger.codec.js';
-export { CompletionWatermark } from './core/completion-watermark.js';
-export { ScheduleLedgerBook, ScheduleLedgerTerm } from './core/schedule-ledger.book.js';
+} from './core/schedule-ledger/schedule-ledger.codec.js';
+export { CompletionWatermark } from './core/schedule-ledger/completion-watermark.js';
+export {
+  ScheduleLedgerBook,
+  ScheduleLedgerTerm,
+} from './core/schedule-ledger/schedule-ledger.book.js';
 export {
   DEFAULT_CATCH_UP_POLICY,
   DEFAULT_MAX_CATCH_UP,
@@ -150,7 +153,7 @@ export {
   type CatchUpOptions,
   type CatchUpPlan,
   type CatchUpPolicy,
-} from './core/catch-up.policy.js';
+} from './core/schedule-ledger/catch-up.policy.js';
 export {
   isWatchableLock,
   type LockWatch,

@@ -24,7 +24,10 @@ import { LockFailureReporter } from './lock-failure.reporter.js';
 import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch.session.js';
 import { ObservedRecord, validTransitions } from './observed-record.js';
-import { type ScheduleLedgerStamp, scheduleLedgerStamp } from '../schedule-ledger.stamp.js';
+import {
+  type ScheduleLedgerStamp,
+  scheduleLedgerStamp,
+} from '../schedule-ledger/schedule-ledger.stamp.js';
 import { StopHandover } from '../handoff/stop-handover.js';
 
 /** The parts of one elector (see the file's description). @internal */

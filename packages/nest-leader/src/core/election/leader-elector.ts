@@ -34,7 +34,7 @@ import { isNotFound, type LockFailureReporter } from './lock-failure.reporter.js
 import type { LockRequests } from './lock-requests.js';
 import type { LockWatchSession } from './lock-watch.session.js';
 import type { ObservedRecord } from './observed-record.js';
-import type { ScheduleLedgerStamp } from '../schedule-ledger.stamp.js';
+import type { ScheduleLedgerStamp } from '../schedule-ledger/schedule-ledger.stamp.js';
 import type { StopHandover } from '../handoff/stop-handover.js';
 import { createdRecord, renewalRecord, takeoverRecord, type TermWrite } from './term-records.js';
 

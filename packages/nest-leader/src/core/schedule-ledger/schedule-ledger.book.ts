@@ -5,7 +5,7 @@
  * `LeaderElectorOptions.scheduleLedger`) and gives the scheduling side the catch-up plan of a
  * new term. Framework free; the Nest side only calls begin/settle around each run.
  */
-import type { ScheduleLedgerWriter } from './leader-elector.options.js';
+import type { ScheduleLedgerWriter } from '../leader-elector.options.js';
 import { type CatchUpOptions, type CatchUpPlan, planCatchUp } from './catch-up.policy.js';
 import { CompletionWatermark } from './completion-watermark.js';
 import {

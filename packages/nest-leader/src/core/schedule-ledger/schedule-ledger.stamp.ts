@@ -3,9 +3,9 @@
  * renewal, release, handoff) with the ledger text of the `scheduleLedger` option. Framework-free.
  */
 
-import type { LeaseRecord } from '../locks/resource-lock.js';
-import { electionMessages } from './election.messages.js';
-import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
+import type { LeaseRecord } from '../../locks/resource-lock.js';
+import { electionMessages } from '../election.messages.js';
+import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
 
 /** A record as the elector writes it: with the ledger text the writer returns. @internal */
 export type ScheduleLedgerStamp = (record: LeaseRecord) => LeaseRecord;

@@ -1,4 +1,4 @@
-import { quoted } from '../format.js';
+import { quoted } from '../../format.js';
 
 /** Message texts of the schedule ledger: reading a stored ledger that is not ours, slot rules. */
 export const scheduleLedgerMessages = {
