@@ -1,4 +1,4 @@
-import { type Clock, sleepWith, type TimerHandle } from './clock.js';
+import { type Clock, sleepWith, type TimerHandle } from '../core/clock.js';
 
 interface ManualTimer {
   dueMs: number;

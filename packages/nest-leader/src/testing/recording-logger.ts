@@ -1,4 +1,4 @@
-import type { ElectionLogger } from './leader-elector.options.js';
+import type { ElectionLogger } from '../core/leader-elector.options.js';
 
 /**
  * The level of a {@link RecordedLogLine}: the four of {@link ElectionLogger}, and the three
