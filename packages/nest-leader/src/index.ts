@@ -160,13 +160,13 @@ export {
   type LockWatchListener,
   type WatchableLock,
 } from './locks/watchable-lock.js';
-export type { LeaseWatchOptions } from './locks/lease.watcher.js';
+export type { LeaseWatchOptions } from './locks/kubernetes-object/lease.watcher.js';
 export {
   DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
   type KubernetesObjectApi,
   KubernetesObjectLock,
   type KubernetesObjectLockOptions,
-} from './locks/kubernetes-object.lock.js';
+} from './locks/kubernetes-object/kubernetes-object.lock.js';
 export {
   LeaseLock,
   CANDIDATES_ANNOTATION,
@@ -174,7 +174,7 @@ export {
   HANDOFF_OFFER_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
   type LeaseLockOptions,
-} from './locks/lease.lock.js';
+} from './locks/kubernetes-object/lease.lock.js';
 export type { Candidacy, CandidacyListener } from './locks/candidacy.js';
 export {
   DEFAULT_CANDIDATE_RENEW_INTERVAL_MS,
@@ -189,7 +189,10 @@ export {
   projectRoot,
   userFileLockDirectory,
 } from './locks/file-lock-directory.js';
-export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';
+export {
+  ConfigMapLock,
+  type ConfigMapLockOptions,
+} from './locks/kubernetes-object/configmap.lock.js';
 export {
   DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS,
   SidecarLock,
@@ -201,7 +204,7 @@ export {
   formatLeaderAnnotation,
   parseLeaderAnnotation,
   type ParsedLeaderAnnotation,
-} from './locks/leader-annotation.record.js';
+} from './locks/kubernetes-object/leader-annotation.record.js';
 export type {
   KubeConfigSource,
   KubernetesApiErrorDetails,

@@ -16,7 +16,7 @@ import {
 } from '../kubernetes/request-options.js';
 import type { KubernetesVerb } from '../errors.interfaces.js';
 import type { Candidacy, CandidacyListener } from './candidacy.js';
-import { DEFAULT_LEASE_REQUEST_TIMEOUT_MS } from './kubernetes-object.lock.js';
+import { DEFAULT_LEASE_REQUEST_TIMEOUT_MS } from './kubernetes-object/kubernetes-object.lock.js';
 import { candidacyMessages, LEASE_CANDIDATE_RESOURCE } from './candidacy.messages.js';
 import { lockMessages } from './lock.messages.js';
 import { parseLeaseTime } from './resource-lock.js';

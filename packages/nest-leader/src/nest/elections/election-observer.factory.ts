@@ -1,6 +1,6 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type ElectionObserver, noopElectionObserver } from '../../core/election-observer.js';
-import { LeaseLock } from '../../locks/lease.lock.js';
+import { LeaseLock } from '../../locks/kubernetes-object/lease.lock.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import { observabilityMessages } from '../../observability/observability.messages.js';
 import { combineElectionObservers } from '../../observability/composite.observer.js';

@@ -5,24 +5,24 @@
  * the record is stored in its object (a codec) and which client-node calls move it.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { lockMessages } from './lock.messages.js';
-import { loadClientNode } from '../kubernetes/client-node.loader.js';
-import { validateKubeConfig } from '../kubernetes/kube-config.loader.js';
-import { withSharedConnection } from '../kubernetes/connection-pool.js';
-import { classifyKubernetesApiError } from '../kubernetes/api-errors.js';
+import { InvalidLeaderElectionOptionError } from '../../errors.js';
+import { lockMessages } from '../lock.messages.js';
+import { loadClientNode } from '../../kubernetes/client-node.loader.js';
+import { validateKubeConfig } from '../../kubernetes/kube-config.loader.js';
+import { withSharedConnection } from '../../kubernetes/connection-pool.js';
+import { classifyKubernetesApiError } from '../../kubernetes/api-errors.js';
 import {
   type KubernetesRequestOptions,
   kubernetesRequestOptions,
   validateRequestTimeoutMs,
-} from '../kubernetes/request-options.js';
-import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
+} from '../../kubernetes/request-options.js';
+import { validateLeaseName, validateNamespace } from '../../kubernetes/names.js';
 import type {
   LeaseRecord,
   LockOperation,
   ResourceLock,
   VersionedLeaseRecord,
-} from './resource-lock.js';
+} from '../resource-lock.js';
 
 /** Default timeout of one API request when the caller's signal does not end it sooner. */
 export const DEFAULT_LEASE_REQUEST_TIMEOUT_MS = 10_000;

@@ -9,9 +9,9 @@
  * failures reconnect with a capped exponential backoff.
  */
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
-import { loadClientNode } from '../kubernetes/client-node.loader.js';
-import type { VersionedLeaseRecord } from './resource-lock.js';
-import type { LockWatch, LockWatchListener } from './watchable-lock.js';
+import { loadClientNode } from '../../kubernetes/client-node.loader.js';
+import type { VersionedLeaseRecord } from '../resource-lock.js';
+import type { LockWatch, LockWatchListener } from '../watchable-lock.js';
 
 /** Options of `LeaseLock.watch`, for tests and diagnostics. */
 export interface LeaseWatchOptions {

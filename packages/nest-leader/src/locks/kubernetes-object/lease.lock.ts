@@ -4,19 +4,19 @@ import type {
   V1MicroTime,
   V1ObjectMeta,
 } from '@kubernetes/client-node';
-import { LEASE_RESOURCE } from '../errors.messages.js';
-import { errorText } from '../format.js';
-import { loadClientNode } from '../kubernetes/client-node.loader.js';
+import { LEASE_RESOURCE } from '../../errors.messages.js';
+import { errorText } from '../../format.js';
+import { loadClientNode } from '../../kubernetes/client-node.loader.js';
 import {
   type KubernetesObjectApi,
   KubernetesObjectLock,
   type KubernetesObjectLockOptions,
 } from './kubernetes-object.lock.js';
 import { type LeaseWatchOptions, watchLease } from './lease.watcher.js';
-import { toMicroTime } from '../kubernetes/micro-time.js';
-import { type LeaseRecord, parseLeaseRecord, parseLeaseTime } from './resource-lock.js';
-import { formatAdvertisedCandidates } from './advertised-candidates.js';
-import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
+import { toMicroTime } from '../../kubernetes/micro-time.js';
+import { type LeaseRecord, parseLeaseRecord, parseLeaseTime } from '../resource-lock.js';
+import { formatAdvertisedCandidates } from '../advertised-candidates.js';
+import type { LockWatch, LockWatchListener, WatchableLock } from '../watchable-lock.js';
 
 /** Options of {@link LeaseLock}: the Lease's `name` and `namespace`, and the kubeconfig. */
 export type LeaseLockOptions = KubernetesObjectLockOptions;

@@ -11,8 +11,8 @@
  * - fabric8 (Java, Spring Cloud Kubernetes): `leaseDuration`, a `java.time.Duration` as
  *   seconds (`15.000000000`) or ISO 8601 (`PT15S`).
  */
-import { type LeaseRecord, parseLeaseTime } from './resource-lock.js';
-import { boundedText } from '../format.js';
+import { type LeaseRecord, parseLeaseTime } from '../resource-lock.js';
+import { boundedText } from '../../format.js';
 
 /** The annotation key client-go and its ports store the record under. */
 export const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';

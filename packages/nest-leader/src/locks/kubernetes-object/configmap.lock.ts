@@ -1,7 +1,7 @@
 import type { CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
-import { LockConflictError } from '../errors.js';
-import { CONFIGMAP_RESOURCE, lockMessages } from './lock.messages.js';
-import { loadClientNode } from '../kubernetes/client-node.loader.js';
+import { LockConflictError } from '../../errors.js';
+import { CONFIGMAP_RESOURCE, lockMessages } from '../lock.messages.js';
+import { loadClientNode } from '../../kubernetes/client-node.loader.js';
 import {
   type KubernetesObjectApi,
   KubernetesObjectLock,
@@ -12,7 +12,7 @@ import {
   LEADER_ANNOTATION,
   parseLeaderAnnotation,
 } from './leader-annotation.record.js';
-import type { LeaseRecord } from './resource-lock.js';
+import type { LeaseRecord } from '../resource-lock.js';
 
 /** Options of {@link ConfigMapLock}: the ConfigMap's `name` and `namespace`, the kubeconfig. */
 export interface ConfigMapLockOptions extends KubernetesObjectLockOptions {
