@@ -183,12 +183,12 @@ export {
   OLDEST_EMULATION_VERSION,
   type LeaseCandidateRegistrationOptions,
 } from './locks/lease-candidate.registration.js';
-export { FileLock, type FileLockOptions } from './locks/file.lock.js';
+export { FileLock, type FileLockOptions } from './locks/file/file.lock.js';
 export {
   defaultFileLockDirectory,
   projectRoot,
   userFileLockDirectory,
-} from './locks/file-lock-directory.js';
+} from './locks/file/file-lock-directory.js';
 export {
   ConfigMapLock,
   type ConfigMapLockOptions,

@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { lockSelectionMessages, testRunnerMessages } from './lock-selection.messages.js';
-import { FileLock } from './file.lock.js';
+import { FileLock } from './file/file.lock.js';
 import {
   findKubernetesConfig,
   type KubernetesEnvironment,

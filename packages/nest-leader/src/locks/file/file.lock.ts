@@ -6,7 +6,7 @@ import {
   FileLockUnsafePathError,
   InvalidLeaderElectionOptionError,
   LockConflictError,
-} from '../errors.js';
+} from '../../errors.js';
 import {
   defaultFileLockDirectory,
   ensureFileLockDirectory,
@@ -14,7 +14,7 @@ import {
   userFileLockDirectory,
 } from './file-lock-directory.js';
 import { acquireFileMutex } from './file-mutex.js';
-import { lockMessages } from './lock.messages.js';
+import { lockMessages } from '../lock.messages.js';
 import { type FileLockRead, watchFileLock } from './file-lock.watcher.js';
 import {
   checkHolderProcess,
@@ -22,9 +22,9 @@ import {
   isCheckableHere,
   thisHolderProcess,
 } from './holder-process.js';
-import { validateLeaseName } from '../kubernetes/names.js';
-import { type LeaseRecord, parseLeaseRecord, type VersionedLeaseRecord } from './resource-lock.js';
-import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
+import { validateLeaseName } from '../../kubernetes/names.js';
+import { type LeaseRecord, parseLeaseRecord, type VersionedLeaseRecord } from '../resource-lock.js';
+import type { LockWatch, LockWatchListener, WatchableLock } from '../watchable-lock.js';
 
 /** Options of {@link FileLock}: an explicit file, or a name in a directory. */
 export type FileLockOptions =

@@ -10,8 +10,8 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { HolderLiveness, VersionedLeaseRecord } from './resource-lock.js';
-import type { LockWatch, LockWatchListener } from './watchable-lock.js';
+import type { HolderLiveness, VersionedLeaseRecord } from '../resource-lock.js';
+import type { LockWatch, LockWatchListener } from '../watchable-lock.js';
 
 /** How often a follower re-checks a live holder's process while watching, ms. */
 export const HOLDER_CHECK_INTERVAL_MS = 250;

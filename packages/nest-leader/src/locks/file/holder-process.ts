@@ -17,7 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { HolderLiveness } from './resource-lock.js';
+import type { HolderLiveness } from '../resource-lock.js';
 import { holderProcessMessages } from './holder-process.messages.js';
 
 /** What a holder writes about its own process (the `holderProcess` field of a lease file). */

@@ -1,4 +1,4 @@
-import { quoted } from '../format.js';
+import { quoted } from '../../format.js';
 
 /** The texts of `holder-process.ts`: why a holder's process is proven gone, or cannot be checked. */
 export const holderProcessMessages = {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { FileLockMutexError } from '../errors.js';
-import { lockMessages } from './lock.messages.js';
+import { FileLockMutexError } from '../../errors.js';
+import { lockMessages } from '../lock.messages.js';
 
 /** Options of {@link acquireFileMutex}. */
 export interface FileMutexOptions {

@@ -3,8 +3,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { lstat, mkdir } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import { FileLockUnsafePathError } from '../errors.js';
-import { lockMessages } from './lock.messages.js';
+import { FileLockUnsafePathError } from '../../errors.js';
+import { lockMessages } from '../lock.messages.js';
 
 /**
  * This user's directory for file locks: `$XDG_RUNTIME_DIR/nest-leader` when `XDG_RUNTIME_DIR`
