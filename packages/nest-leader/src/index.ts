@@ -175,14 +175,14 @@ export {
   SCHEDULE_LEDGER_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/kubernetes-object/lease.lock.js';
-export type { Candidacy, CandidacyListener } from './locks/candidacy.js';
+export type { Candidacy, CandidacyListener } from './locks/candidacy/candidacy.js';
 export {
   DEFAULT_CANDIDATE_RENEW_INTERVAL_MS,
   DEFAULT_PING_CHECK_INTERVAL_MS,
   LeaseCandidateRegistration,
   OLDEST_EMULATION_VERSION,
   type LeaseCandidateRegistrationOptions,
-} from './locks/lease-candidate.registration.js';
+} from './locks/candidacy/lease-candidate.registration.js';
 export { FileLock, type FileLockOptions } from './locks/file/file.lock.js';
 export {
   defaultFileLockDirectory,

@@ -10,7 +10,7 @@
  * `preferredHolder` and waits for the Lease to expire or be handed over.
  */
 
-import type { Candidacy } from '../../locks/candidacy.js';
+import type { Candidacy } from '../../locks/candidacy/candidacy.js';
 import type { LeaseRecord } from '../../locks/resource-lock.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
 import type { ElectionLogger } from '../leader-elector.options.js';

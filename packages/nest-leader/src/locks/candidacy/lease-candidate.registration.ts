@@ -3,23 +3,23 @@ import type {
   KubeConfig,
   V1beta1LeaseCandidate,
 } from '@kubernetes/client-node';
-import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { classifyKubernetesApiError } from '../kubernetes/api-errors.js';
-import { loadClientNode } from '../kubernetes/client-node.loader.js';
-import { withSharedConnection } from '../kubernetes/connection-pool.js';
-import { validateKubeConfig } from '../kubernetes/kube-config.loader.js';
-import { toMicroTime } from '../kubernetes/micro-time.js';
-import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
+import { InvalidLeaderElectionOptionError } from '../../errors.js';
+import { classifyKubernetesApiError } from '../../kubernetes/api-errors.js';
+import { loadClientNode } from '../../kubernetes/client-node.loader.js';
+import { withSharedConnection } from '../../kubernetes/connection-pool.js';
+import { validateKubeConfig } from '../../kubernetes/kube-config.loader.js';
+import { toMicroTime } from '../../kubernetes/micro-time.js';
+import { validateLeaseName, validateNamespace } from '../../kubernetes/names.js';
 import {
   kubernetesRequestOptions,
   validateRequestTimeoutMs,
-} from '../kubernetes/request-options.js';
-import type { KubernetesVerb } from '../errors.interfaces.js';
+} from '../../kubernetes/request-options.js';
+import type { KubernetesVerb } from '../../errors.interfaces.js';
 import type { Candidacy, CandidacyListener } from './candidacy.js';
-import { DEFAULT_LEASE_REQUEST_TIMEOUT_MS } from './kubernetes-object/kubernetes-object.lock.js';
+import { DEFAULT_LEASE_REQUEST_TIMEOUT_MS } from '../kubernetes-object/kubernetes-object.lock.js';
 import { candidacyMessages, LEASE_CANDIDATE_RESOURCE } from './candidacy.messages.js';
-import { lockMessages } from './lock.messages.js';
-import { parseLeaseTime } from './resource-lock.js';
+import { lockMessages } from '../lock.messages.js';
+import { parseLeaseTime } from '../resource-lock.js';
 
 /** The only strategy Kubernetes' election controller decides (KEP-4355). */
 export const OLDEST_EMULATION_VERSION = 'OldestEmulationVersion';
