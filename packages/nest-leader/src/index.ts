@@ -246,7 +246,7 @@ export type {
   PrometheusRegistry,
   ScheduleSlotCounter,
   ScheduleSlotOutcome,
-} from './observability/election-metrics.interface.js';
+} from './observability/election-metrics.interfaces.js';
 export {
   ELECTION_METRIC_NAMES,
   LEADERSHIP_DURATION_BUCKETS_SECONDS,
@@ -301,7 +301,7 @@ export type {
   LeaderModuleOptionsFactory,
   RegisterElectionAsyncOptions,
   RegisterElectionOptions,
-} from './nest/leader-module-options.interface.js';
+} from './nest/leader-module-options.interfaces.js';
 export { DEFAULT_ELECTION_NAME, LeadershipEvent } from './nest/leader.constants.js';
 export { LeaderElectionService } from './nest/elections/leader-election.service.js';
 export type {

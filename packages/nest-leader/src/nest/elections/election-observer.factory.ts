@@ -7,7 +7,7 @@ import { combineElectionObservers } from '../../observability/composite.observer
 import type {
   LeaderOnlyCallTally,
   ScheduleSlotCounter,
-} from '../../observability/election-metrics.interface.js';
+} from '../../observability/election-metrics.interfaces.js';
 import { LeaseEventsObserver } from '../../observability/lease-events.observer.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 import {

@@ -9,7 +9,7 @@ import type {
   LeaderLockKind,
   LeaderModuleElectorSettings,
   LeaderModuleOptions,
-} from '../leader-module-options.interface.js';
+} from '../leader-module-options.interfaces.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SidecarLockSpec } from '../../locks/lock-selection.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';

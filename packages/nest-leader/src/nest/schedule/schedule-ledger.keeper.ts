@@ -22,7 +22,7 @@ import { slotOfTick } from '../../core/schedule-ledger/schedule-slots.js';
 import type {
   ScheduleSlotCounter,
   ScheduleSlotOutcome,
-} from '../../observability/election-metrics.interface.js';
+} from '../../observability/election-metrics.interfaces.js';
 import type { ScheduledSlot } from '../leader-only/leader-term.context.js';
 import type { JobSchedule } from './scheduled-job.reader.js';
 import { scheduleMessages } from './schedule.messages.js';

@@ -7,7 +7,7 @@ import {
 } from '../core/leader-elector.options.js';
 import type { LockKind, SidecarLockSpec } from '../locks/lock-selection.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
-import type { PrometheusRegistry } from '../observability/election-metrics.interface.js';
+import type { PrometheusRegistry } from '../observability/election-metrics.interfaces.js';
 import type { CatchUpSetting } from './schedule/catch-up.options.js';
 
 /**
