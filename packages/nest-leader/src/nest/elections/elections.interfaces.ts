@@ -1,6 +1,6 @@
 /**
  * Types of the Nest layer's elections (one per `forRoot()` / `registerElection()`) that depend on
- * no class of the Nest layer (see `registered-election.interface.ts` for the one that does).
+ * no class of the Nest layer (see `registered-election.interfaces.ts` for the one that does).
  */
 import type { Clock } from '../../core/clock.js';
 import type { LeaderElector } from '../../core/election/leader-elector.js';
