@@ -3,8 +3,8 @@
  * Import rules of the library checked by `pnpm lint` (dependency-cruiser). Type-only imports
  * count: a cycle through `import type` is still a cycle.
  *
- * The rooms of packages/nest-leader/src and who may import whom (the package README's
- * "Source layout" is the same map, room by room):
+ * The rooms of packages/nest-leader/src and who may import whom (the same map, room by room,
+ * is "Source layout" in packages/nest-leader/docs/design-notes.md):
  *
  *   nest/ ──► observability/ ──► core/ ──► locks/ ──► kubernetes/ ──► peers/
  *   nest/ ──► sharding/ ─────────┘   (sharding/ also ──► locks/)
