@@ -30,6 +30,7 @@ import {
   POD_SLACK_MS,
   type PodChaosTimings,
   type PodFaultKind,
+  podSecondElectionBoundMs,
   podStartupBoundMs,
 } from './pod-fault-kinds.js';
 import { podProcessLogs } from './pod-logs.js';
@@ -371,7 +372,11 @@ async function judgePodRun(
     retryPeriodMs: timings.retryPeriodMs,
     heartbeatMs: timings.workPeriodMs,
   };
-  const { verdict, shard } = judgeRun(input, chaosTimings);
+  const { verdict, shard } = judgeRun(input, chaosTimings, (f) =>
+    f.kind in POD_FAULT_SPECS
+      ? podSecondElectionBoundMs(f.kind as PodFaultKind, f.boundMs, timings)
+      : f.boundMs,
+  );
   if (run.aborted) {
     verdict.violations.push({
       kind: 'round-problem',
