@@ -161,15 +161,23 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     );
   });
 
-  it('rolls out without waiting for more than zero Ready pods (only the leader is ever Ready)', () => {
+  it('rolls out keeping exactly one Ready pod (the old leader) until a new pod took over from it', () => {
     const strategy = deployment.spec!.strategy!;
     assert.equal(strategy.type, 'RollingUpdate');
-    // The controller keeps at least replicas - maxUnavailable Ready pods while it deletes old
-    // ones; with leader-only readiness that must be 0, or it can never delete the old leader.
+    // The controller keeps at least replicas - maxUnavailable available (Ready) pods. Only the
+    // leader is ever Ready: exactly 1 keeps the old leader until a new pod has taken the Lease
+    // from it (yieldToNewerTemplate) — 0 would let a bad deploy stop it, 2 or more would leave
+    // an old standby the controller may never remove (the rollout never finishes).
     const maxUnavailable = resolve(strategy.rollingUpdate?.maxUnavailable, replicas, false);
-    assert.ok(
-      replicas - maxUnavailable <= 0,
-      `replicas - maxUnavailable = ${replicas - maxUnavailable}`,
+    assert.equal(replicas - maxUnavailable, 1, `replicas - maxUnavailable`);
+    assert.ok(resolve(strategy.rollingUpdate?.maxSurge, replicas, true) >= 1, 'maxSurge ≥ 1');
+    const env = Object.fromEntries(
+      container.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]),
+    );
+    assert.equal(
+      env.POD_TEMPLATE_HASH,
+      "metadata.labels['pod-template-hash']",
+      'the leader knows its revision, so it yields to a newer one',
     );
   });
 

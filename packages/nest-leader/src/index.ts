@@ -71,9 +71,14 @@ export type {
   LeaseRecord,
   LockOperation,
   ResourceLock,
+  TemplateBackoff,
   VersionedLeaseRecord,
 } from './locks/resource-lock.js';
-export { parseLeaseHandoff, parseLeaseRecord } from './locks/resource-lock.js';
+export {
+  parseLeaseHandoff,
+  parseLeaseRecord,
+  parseTemplateBackoff,
+} from './locks/resource-lock.js';
 export {
   type AdvertisedCandidate,
   parseAdvertisedCandidates,
@@ -83,6 +88,13 @@ export {
   newestTemplate,
   preferredCandidate,
 } from './core/candidate-preference.js';
+export {
+  newerTemplateCandidates,
+  TEMPLATE_BACKOFF_BASE_MS,
+  TEMPLATE_BACKOFF_MAX_MS,
+  templateBackoffAfterTakeover,
+  templateBackoffMs,
+} from './core/newer-template-yield.js';
 export {
   dueSlots,
   intervalSchedule,
@@ -139,6 +151,7 @@ export {
   CANDIDATES_ANNOTATION,
   HANDOFF_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
+  TEMPLATE_BACKOFF_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/lease.lock.js';
 export type { Candidacy, CandidacyListener } from './locks/candidacy.js';
@@ -226,6 +239,8 @@ export {
 export {
   DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS,
   DEFAULT_ROLE_LABEL_KEY,
+  LEADER_POD_DELETION_COST,
+  POD_DELETION_COST_ANNOTATION,
   POD_ROLE,
   PodRoleLabelObserver,
   type PodRoleLabelObserverOptions,

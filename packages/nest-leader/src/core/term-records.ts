@@ -8,6 +8,7 @@ import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
 import type { LeaseRecord } from '../locks/resource-lock.js';
 import { withCandidate, withoutUntakenTarget } from './candidate-preference.js';
 import { isHandoffTo, withoutHandoff } from './leadership-handoff.js';
+import { templateBackoffAfterTakeover } from './newer-template-yield.js';
 
 /** When a record is written and for how long it holds, as every term write has them. @internal */
 export interface TermWrite {
@@ -47,7 +48,10 @@ export function renewalRecord(record: LeaseRecord, write: TermWrite): LeaseRecor
  * it: one handover, one transition, as client-go's candidates count it too), and that in
  * coordinated mode it continues from the highest value seen (the election controller never
  * bumps `leaseTransitions` and may recreate the Lease at 0). A handoff marker is cleared, and
- * the advertisement of a handoff target that never took the Lease is dropped.
+ * the advertisement of a handoff target that never took the Lease is dropped. A holder of the
+ * newest pod template (other than `podTemplateHash`) lost without a handoff is recorded as
+ * `templateBackoff` (`templateBackoffAfterTakeover`).
+ * @param podTemplateHash - the taking candidate's own pod template hash, if any
  * @internal
  */
 export function takeoverRecord(
@@ -55,6 +59,7 @@ export function takeoverRecord(
   identity: string,
   write: TermWrite,
   token: TakeoverToken,
+  podTemplateHash?: string,
 ): LeaseRecord {
   const base = record.leaseTransitions;
   const leaseTransitions = isHandoffTo(record, identity)
@@ -63,6 +68,8 @@ export function takeoverRecord(
   const candidates = withoutUntakenTarget(record, identity);
   const kept = { ...withoutHandoff(record), candidates };
   if (candidates === undefined) delete kept.candidates;
+  const templateBackoff = templateBackoffAfterTakeover(record, identity, podTemplateHash);
+  if (templateBackoff) kept.templateBackoff = templateBackoff;
   return {
     ...kept,
     holderIdentity: identity,

@@ -106,7 +106,14 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     const scheduleLedger = annotations?.[SCHEDULE_LEDGER_ANNOTATION];
     const handoff = annotations?.[HANDOFF_ANNOTATION];
     const candidates = annotations?.[CANDIDATES_ANNOTATION];
-    return parseLeaseRecord({ ...lease.spec, scheduleLedger, handoff, candidates });
+    const templateBackoff = annotations?.[TEMPLATE_BACKOFF_ANNOTATION];
+    return parseLeaseRecord({
+      ...lease.spec,
+      scheduleLedger,
+      handoff,
+      candidates,
+      templateBackoff,
+    });
   }
 
   protected newObject(record: LeaseRecord): V1Lease {
@@ -162,7 +169,15 @@ export const HANDOFF_ANNOTATION = 'nest-leader/handoff';
 export const CANDIDATES_ANNOTATION = 'nest-leader/candidates';
 
 /**
- * `metadata` with the record's ledger, handoff marker and candidates as annotations (a record
+ * The annotation of the election's Lease that holds the newest pod template leaders do not
+ * yield to for a while (see `LeaseRecord.templateBackoff`), as JSON
+ * `{"podTemplateHash":"<hash>","failures":<n>}`. client-go candidates ignore it and write it
+ * back unchanged.
+ */
+export const TEMPLATE_BACKOFF_ANNOTATION = 'nest-leader/template-backoff';
+
+/**
+ * `metadata` with the record's ledger, handoff marker, candidates and template backoff as annotations (a record
  * without a marker or candidates removes that annotation); other annotations are kept.
  */
 function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1ObjectMeta {
@@ -179,6 +194,11 @@ function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1Obje
     annotations[CANDIDATES_ANNOTATION] = formatAdvertisedCandidates(record.candidates);
   } else {
     delete annotations[CANDIDATES_ANNOTATION];
+  }
+  if (record.templateBackoff !== undefined) {
+    annotations[TEMPLATE_BACKOFF_ANNOTATION] = JSON.stringify(record.templateBackoff);
+  } else {
+    delete annotations[TEMPLATE_BACKOFF_ANNOTATION];
   }
   if (Object.keys(annotations).length === 0 && metadata.annotations === undefined) return metadata;
   return { ...metadata, annotations };

@@ -63,6 +63,23 @@ export interface LeaseRecord {
    * true; not part of the election record. `undefined` when absent.
    */
   candidates?: AdvertisedCandidate[];
+  /**
+   * The newest pod template whose leader was lost without a handoff (its Lease expired, or a
+   * handoff to it was never taken): leaders of other templates do not yield to it
+   * (`yieldToNewerTemplate`) for a backoff that doubles with `failures`, so a crash-looping new
+   * template cannot bounce leadership back and forth. Written by the candidate that takes such a
+   * Lease over and carried along by every write; stored beside the election record (the Lease's
+   * annotation `nest-leader/template-backoff`), not part of it. `undefined` when absent.
+   */
+  templateBackoff?: TemplateBackoff;
+}
+
+/** See {@link LeaseRecord.templateBackoff}. */
+export interface TemplateBackoff {
+  /** The `podTemplateHash` whose leader was lost. */
+  podTemplateHash: string;
+  /** How many of its leaders were lost in a row (≥ 1); the backoff doubles with each. */
+  failures: number;
 }
 
 /** See {@link LeaseRecord.handoff}. */
@@ -155,6 +172,7 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.handoff !== undefined) copy.handoff = { ...record.handoff };
   if (record.candidates !== undefined)
     copy.candidates = copyAdvertisedCandidates(record.candidates);
+  if (record.templateBackoff !== undefined) copy.templateBackoff = { ...record.templateBackoff };
   return copy;
 }
 
@@ -180,7 +198,32 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (handoff) record.handoff = handoff;
   const candidates = parseAdvertisedCandidates(fields.candidates);
   if (candidates) record.candidates = candidates;
+  const templateBackoff = parseTemplateBackoff(fields.templateBackoff);
+  if (templateBackoff) record.templateBackoff = templateBackoff;
   return record;
+}
+
+/** The most failures a stored {@link TemplateBackoff} may claim; more is read as this many. */
+export const MAX_TEMPLATE_BACKOFF_FAILURES = 32;
+
+/**
+ * A template backoff (see {@link LeaseRecord.templateBackoff}) from a stored value: an object,
+ * or its JSON text (a Lease annotation); `undefined` when absent or malformed (a hash that is
+ * not a label value, failures not a whole number ≥ 1). Never throws: foreign writers may store
+ * anything; failures are capped at {@link MAX_TEMPLATE_BACKOFF_FAILURES}.
+ */
+export function parseTemplateBackoff(value: unknown): TemplateBackoff | undefined {
+  const fields = parseStoredJson(value);
+  if (typeof fields !== 'object' || fields === null) return undefined;
+  const { podTemplateHash, failures } = fields as Record<string, unknown>;
+  if (
+    typeof podTemplateHash !== 'string' ||
+    !/^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/.test(podTemplateHash)
+  ) {
+    return undefined;
+  }
+  if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 1) return undefined;
+  return { podTemplateHash, failures: Math.min(failures, MAX_TEMPLATE_BACKOFF_FAILURES) };
 }
 
 /**
