@@ -21,6 +21,10 @@ export interface PodView {
   role: string | undefined;
   /** It has a deletionTimestamp (SIGTERMed, draining). */
   terminating: boolean;
+  /** Its `pod-template-hash` label: the Deployment revision it runs. */
+  templateHash: string | undefined;
+  /** Why the app container waits, if it does (`ErrImagePull`, `CrashLoopBackOff`, …). */
+  waitingReason: string | undefined;
 }
 
 /** The Lease's spec fields the tier reads. */
@@ -28,6 +32,8 @@ export interface LeaseView {
   holderIdentity: string;
   leaseTransitions: number;
   renewTime: string;
+  /** The pod template hashes in the annotation `nest-leader/candidates` (advertised candidates). */
+  advertisedTemplates: string[];
 }
 
 /** What the Lease did from a rollout's start until it was done (see {@link DemoDeployment.watchLease}). */
@@ -86,6 +92,8 @@ export class DemoDeployment {
         containerId: status?.containerID?.replace(/^containerd:\/\//, ''),
         role: pod.metadata!.labels?.['nest-leader/role'],
         terminating: Boolean(pod.metadata!.deletionTimestamp),
+        templateHash: pod.metadata!.labels?.['pod-template-hash'],
+        waitingReason: status?.state?.waiting?.reason,
       };
     });
   }
@@ -96,14 +104,45 @@ export class DemoDeployment {
   }
 
   async leaseSpec(): Promise<LeaseView> {
-    const spec =
-      (await this.cluster.getJson<V1Lease>('get', 'lease', this.namespace, '-n', this.namespace))
-        .spec ?? {};
+    const lease = await this.cluster.getJson<V1Lease>(
+      'get',
+      'lease',
+      this.namespace,
+      '-n',
+      this.namespace,
+    );
+    const spec = lease.spec ?? {};
     return {
       holderIdentity: spec.holderIdentity ?? '',
       leaseTransitions: spec.leaseTransitions ?? 0,
       renewTime: String(spec.renewTime ?? ''),
+      advertisedTemplates: advertisedTemplates(
+        lease.metadata?.annotations?.['nest-leader/candidates'],
+      ),
     };
+  }
+
+  /** The Deployment's current revision (annotation `deployment.kubernetes.io/revision`). */
+  async revision(): Promise<string> {
+    const revision = (await this.deployment()).metadata?.annotations?.[
+      'deployment.kubernetes.io/revision'
+    ];
+    if (!revision) throw new Error(`deployment/${this.namespace} has no revision yet`);
+    return revision;
+  }
+
+  /** Applies JSON-patch operations to the Deployment (a new pod template: a rollout). */
+  async patch(operations: readonly object[]): Promise<void> {
+    await this.cluster.kubectl(
+      'patch',
+      'deployment',
+      this.namespace,
+      '-n',
+      this.namespace,
+      '--type=json',
+      '-p',
+      JSON.stringify(operations),
+    );
   }
 
   async deployment(): Promise<V1Deployment> {
@@ -199,5 +238,17 @@ export class DemoDeployment {
       );
     }, progressDeadlineMs);
     return { ...figures, progressDeadlineMs };
+  }
+}
+
+/** The `podTemplateHash` values of an `nest-leader/candidates` annotation (unparseable: none). */
+function advertisedTemplates(annotation: string | undefined): string[] {
+  try {
+    const entries = JSON.parse(annotation ?? '[]') as { podTemplateHash?: unknown }[];
+    return entries
+      .map((e) => e.podTemplateHash)
+      .filter((hash): hash is string => typeof hash === 'string');
+  } catch {
+    return [];
   }
 }
