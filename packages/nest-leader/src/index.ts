@@ -75,6 +75,7 @@ export type {
   VersionedLeaseRecord,
 } from './locks/resource-lock.js';
 export {
+  MAX_TEMPLATE_BACKOFF_FAILURES,
   parseLeaseHandoff,
   parseLeaseRecord,
   parseTemplateBackoff,
