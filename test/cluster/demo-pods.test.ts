@@ -780,6 +780,7 @@ async function badDeploy(kind: BadTemplate): Promise<void> {
     holders: [...holders],
     badPods: badPods.map((p) => ({ name: p.name, restarts: p.restarts, waiting: p.waitingReason })),
     advertised,
+    everReady: [...readyBadPods],
     conditions: deployment.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}`),
   });
   assert.deepEqual(
@@ -788,7 +789,10 @@ async function badDeploy(kind: BadTemplate): Promise<void> {
     `${kind}: the old leader held the Lease throughout`,
   );
   assert.equal(lease.leaseTransitions, leaseTransitions, `${kind}: no transition`);
-  assert.deepEqual([...readyBadPods], [], `${kind}: no pod of the bad template was ever Ready`);
+  if (routing === 'readiness' || kind === 'pods that never become healthy') {
+    // With label routing a pod that crashes 3 s after it started may pass /healthz meanwhile.
+    assert.deepEqual([...readyBadPods], [], `${kind}: no pod of the bad template was ever Ready`);
+  }
   if (kind !== 'an image that cannot be pulled') {
     assert.ok(advertised, `${kind}: the bad pods ran and advertised themselves on the Lease`);
   }
