@@ -90,6 +90,8 @@ export class NewerTemplateYield {
   /** identity → the advertisement's `startedAt` and when this leader first saw it, ms. */
   private readonly seen = new Map<string, { startedAtMs: number; sinceMs: number }>();
   private backoff: (TemplateBackoff & { sinceMs: number }) | undefined;
+  /** leaseTransitions of the term whose records {@link seen} comes from. */
+  private term: number | undefined;
 
   /**
    * @param self - this leader's advertisement (with its `podTemplateHash`)
@@ -102,12 +104,19 @@ export class NewerTemplateYield {
   ) {}
 
   /**
-   * Takes in `record` (as last read or written by the live term) and decides: the candidate to
+   * Takes in `record` (as last read or written by the live term; a record of another term
+   * starts the settle times over) and decides: the candidate to
    * yield to — among the newer template's candidates seen unchanged for the settle time, the
    * preferred one — unless that template is backed off; `undefined` when none.
    */
   consider(record: LeaseRecord): NewerTemplateDecision {
     const nowMs = this.clock.nowMs();
+    if (record.leaseTransitions !== this.term) {
+      // A new term: between terms this candidate saw no records, so nothing proves that an
+      // advertisement seen in an earlier term stayed (its process may have died since).
+      this.seen.clear();
+      this.term = record.leaseTransitions;
+    }
     const newer = newerTemplateCandidates(record.candidates, this.self);
     this.track(newer, nowMs);
     const marker = record.templateBackoff;

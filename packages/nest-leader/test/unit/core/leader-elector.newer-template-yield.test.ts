@@ -134,6 +134,27 @@ describe('LeaderElector: yieldToNewerTemplate (a running leader hands over to a 
     await stopAll(w, leader.elector, peer.elector, restarted.elector);
   });
 
+  test('a new term starts the settle over: advertisements seen in an earlier term do not count', async () => {
+    const w = world();
+    const { leader, peer } = await oldTemplate(w);
+    const newPod = pod('new-1', w, { podTemplateHash: 'bbb' });
+    await w.clock.advance(s(20)); // seen by old-1 for 20 s
+    const first = leader.elector.transferLeadership('old-2');
+    await w.clock.advance(s(4)); // old-2 leads; it sees new-1 from its first term's record on
+    assert.equal(holder(w), 'old-2');
+    await first;
+    const second = peer.elector.transferLeadership('old-1');
+    await w.clock.advance(s(4));
+    await second;
+    assert.equal(holder(w), 'old-1', 'old-1 leads again, 28 s after it first saw new-1');
+
+    await w.clock.advance(SETTLE_MS - s(4));
+    assert.equal(holder(w), 'old-1', 'not before new-1 settled within this term');
+    await w.clock.advance(s(8));
+    assert.equal(holder(w), 'new-1');
+    await stopAll(w, leader.elector, peer.elector, newPod.elector);
+  });
+
   test('off: the leader keeps the Lease however long a newer template advertises', async () => {
     const w = world();
     const leader = pod('old-1', w, { podTemplateHash: 'aaa', yieldToNewerTemplate: false });
