@@ -22,7 +22,6 @@ import type {
   V1PodList,
   V1ValidatingAdmissionPolicyBinding,
 } from '@kubernetes/client-node';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   checkLeaderTerms,
   type LeaderWorkEvent,
@@ -33,6 +32,13 @@ import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/n
 import { killContainer } from '../support/containerd.js';
 import { repoRoot } from '../support/control-plane.js';
 import { PodLogCollector } from '../support/pod-log-collector.js';
+import {
+  BAD_TEMPLATES,
+  type BadTemplate,
+  leaderWork,
+  undoBadDeploy,
+  watchBadDeploy,
+} from '../support/bad-deploy.js';
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 
 const ns = 'nest-leader-demo';
@@ -650,50 +656,6 @@ async function evict(pod: string): Promise<void> {
   );
 }
 
-/**
- * Bad deploys, each a new pod template that must take nothing from the running leader (see
- * `yieldToNewerTemplate`, and the manifests' rollout comments): as JSON patches of the
- * Deployment, applied to the good template.
- */
-const BAD_TEMPLATES = {
-  // A registry on the node's own loopback that is not there: the pull fails at once, with no
-  // traffic leaving the node's network namespace.
-  'an image that cannot be pulled': [
-    {
-      op: 'replace',
-      path: '/spec/template/spec/containers/0/image',
-      value: '127.0.0.1:1/nest-leader-demo:missing',
-    },
-  ],
-  // The app starts, advertises itself on the Lease and exits 1 three seconds after it logged
-  // replica-started (without its stop path: its advertisement stays), again and again.
-  'pods that crash after they advertise': [
-    {
-      op: 'add',
-      path: '/spec/template/spec/containers/0/command',
-      value: [
-        'node',
-        '-e',
-        "const write = process.stdout.write.bind(process.stdout); process.stdout.write = (chunk, ...rest) => { if (String(chunk).includes('\"replica-started\"')) setTimeout(() => process.exit(1), 3000); return write(chunk, ...rest); }; import('/app/dist/main.js');",
-      ],
-    },
-  ],
-  // Probes that always fail: never Ready, restarted by the liveness probe every ~30 s.
-  'pods that never become healthy': [
-    {
-      op: 'replace',
-      path: '/spec/template/spec/containers/0/livenessProbe/httpGet/path',
-      value: '/never-healthy',
-    },
-    {
-      op: 'replace',
-      path: '/spec/template/spec/containers/0/readinessProbe/httpGet/path',
-      value: '/never-healthy',
-    },
-  ],
-} as const;
-type BadTemplate = keyof typeof BAD_TEMPLATES;
-
 /** How long a bad deploy is watched once its pods show the failure (the controller has acted). */
 const BAD_DEPLOY_OBSERVE_MS = 35_000;
 /** The longest time without leader-only work a bad deploy may cost: none beyond the beat. */
@@ -709,7 +671,7 @@ async function badDeploysThenGoodRollout(): Promise<void> {
   const leader = await assertRoutedToLeader(30_000);
   const fromMs = Date.now();
   const { progressDeadlineMs, ...figures } = await demo.rolloutRestart();
-  const gap = longestWorkGap(leaderWork(), fromMs, Date.now());
+  const gap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
   record('good-rollout-after-bad-deploys', {
     variant,
     ...figures,
@@ -729,110 +691,42 @@ async function badDeploysThenGoodRollout(): Promise<void> {
 }
 
 /**
- * Applies one bad template and watches it until its pods have shown the failure for
- * {@link BAD_DEPLOY_OBSERVE_MS}: the leader must not change, must stay Ready and routed, and
- * leader-only work must not pause beyond {@link BAD_DEPLOY_GAP_BOUND_MS} (from the pods' own
- * leader-work lines). Then `kubectl rollout undo` to the good revision, watched the same way.
+ * One bad deploy (`watchBadDeploy`), watched {@link BAD_DEPLOY_OBSERVE_MS} after its pods
+ * showed the failure: the leader must not change, must stay Ready and routed, and leader-only
+ * work must not pause beyond {@link BAD_DEPLOY_GAP_BOUND_MS} (from the pods' own leader-work
+ * lines). Then `kubectl rollout undo` to the good revision: still the same leader, no gap.
  */
 async function badDeploy(kind: BadTemplate): Promise<void> {
   const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
   const leader = await assertRoutedToLeader(60_000);
   const goodRevision = await demo.revision();
-  const { leaseTransitions } = await demo.leaseSpec();
   const fromMs = Date.now();
-  const t0 = performance.now();
-  await demo.patch(BAD_TEMPLATES[kind]);
-
-  const holders = new Set<string>();
-  const readyBadPods = new Set<string>();
-  let advertised = false;
-  let badHash: string | undefined;
-  let failedAtMs: number | undefined;
-  let badPods: PodView[] = [];
-  while (failedAtMs === undefined || performance.now() - failedAtMs < BAD_DEPLOY_OBSERVE_MS) {
-    assert.ok(performance.now() - t0 < 180_000, `${kind}: the new pods never showed the failure`);
-    const lease = await demo.leaseSpec();
-    holders.add(lease.holderIdentity);
-    badPods = (await demo.pods()).filter(
-      (p) => p.templateHash !== leader.templateHash && !p.terminating,
-    );
-    badHash ??= badPods[0]?.templateHash;
-    if (badHash !== undefined && lease.advertisedTemplates.includes(badHash)) advertised = true;
-    for (const p of badPods) if (p.ready) readyBadPods.add(p.name);
-    const failed =
-      kind === 'an image that cannot be pulled'
-        ? badPods.some(
-            (p) => p.waitingReason === 'ErrImagePull' || p.waitingReason === 'ImagePullBackOff',
-          )
-        : badPods.some((p) => p.restarts > 0);
-    if (failed) failedAtMs ??= performance.now();
-    await sleep(500);
-  }
-  const observedMs = Math.round(performance.now() - t0);
-  const gap = longestWorkGap(leaderWork(), fromMs, Date.now());
-  const deployment = await demo.deployment();
-  const lease = await demo.leaseSpec();
-  record('bad-deploy', {
-    variant,
-    kind,
-    observedMs,
-    longestWorkGapMs: gap.gapMs,
-    holders: [...holders],
-    badPods: badPods.map((p) => ({ name: p.name, restarts: p.restarts, waiting: p.waitingReason })),
-    advertised,
-    everReady: [...readyBadPods],
-    conditions: deployment.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}`),
-  });
-  assert.deepEqual(
-    [...holders],
-    [leader.name],
-    `${kind}: the old leader held the Lease throughout`,
-  );
-  assert.equal(lease.leaseTransitions, leaseTransitions, `${kind}: no transition`);
+  const figures = await watchBadDeploy(demo, logs, kind, { observeMs: BAD_DEPLOY_OBSERVE_MS });
+  const { longestGap, ...rest } = figures;
+  record('bad-deploy', { variant, ...rest, longestWorkGapMs: longestGap.gapMs });
+  assert.equal(figures.leader, leader.name);
+  assert.deepEqual(figures.holders, [leader.name], `${kind}: the old leader held the Lease`);
+  assert.equal(figures.transitions, 0, `${kind}: no transition`);
   if (routing === 'readiness' || kind === 'pods that never become healthy') {
     // With label routing a pod that crashes 3 s after it started may pass /healthz meanwhile.
-    assert.deepEqual([...readyBadPods], [], `${kind}: no pod of the bad template was ever Ready`);
+    assert.deepEqual(figures.everReady, [], `${kind}: no pod of the bad template was ever Ready`);
   }
   if (kind !== 'an image that cannot be pulled') {
-    assert.ok(advertised, `${kind}: the bad pods ran and advertised themselves on the Lease`);
+    assert.ok(figures.advertised, `${kind}: the bad pods ran and advertised themselves`);
   }
   assert.ok(
-    gap.gapMs <= BAD_DEPLOY_GAP_BOUND_MS,
-    `${kind}: longest leader-work gap ${gap.gapMs} ms (${new Date(gap.fromMs).toISOString()} → ${new Date(gap.toMs).toISOString()})`,
+    longestGap.gapMs <= BAD_DEPLOY_GAP_BOUND_MS,
+    `${kind}: longest leader-work gap ${longestGap.gapMs} ms (${new Date(longestGap.fromMs).toISOString()} → ${new Date(longestGap.toMs).toISOString()})`,
   );
   // The bad pods are neither standbys (some never ran) nor Ready: check the leader alone.
   await assertLeaderRouted(leader.name);
 
-  await cluster.kubectl(
-    'rollout',
-    'undo',
-    `deployment/${ns}`,
-    '-n',
-    ns,
-    `--to-revision=${goodRevision}`,
-  );
-  await eventually(
-    async () => {
-      assert.ok(await demo.rolloutDone());
-      const live = await demo.livePods();
-      assert.ok(
-        live.every((p) => p.templateHash === leader.templateHash),
-        'bad pods gone',
-      );
-    },
-    { timeoutMs: 180_000, intervalMs: 500 },
-  );
+  await undoBadDeploy(demo, goodRevision, leader.templateHash);
   const afterUndo = await demo.leaseSpec();
-  const undoGap = longestWorkGap(leaderWork(), fromMs, Date.now());
+  const undoGap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
   record('bad-deploy-undo', { variant, kind, longestWorkGapMs: undoGap.gapMs });
   assert.equal(afterUndo.holderIdentity, leader.name, `${kind}: still the old leader after undo`);
-  assert.equal(afterUndo.leaseTransitions, leaseTransitions);
   assert.ok(undoGap.gapMs <= BAD_DEPLOY_GAP_BOUND_MS, `undo: gap ${undoGap.gapMs} ms`);
-}
-
-/** The main election's leader-work lines of every pod so far. */
-function leaderWork(): LeaderWorkEvent[] {
-  return logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
 }
 
 /**
