@@ -27,7 +27,6 @@ import {
   DemoDeployment,
   type LeaseWatchFigures,
 } from '@nest-leader/test/support/demo-deployment.js';
-import { eventually } from '@nest-leader/test/support/eventually.js';
 import { repoRoot } from '@nest-leader/test/support/control-plane.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 import { writeResults } from './support/results.js';
@@ -87,7 +86,7 @@ export const rolloutBench: Benchmark = {
               `${watched.transitions} transition(s), leaderless ${watched.leaderlessMs} ms, ` +
               `${watched.elapsedMs} ms`,
           );
-          await settled(demo);
+          await demo.settled();
         }
         results.push(summarizeCase(replicas, variant, rounds));
       }
@@ -132,25 +131,12 @@ async function configure(
     // As the manifests say: maxUnavailable is replicas - 1 (only the leader is ever Ready).
     await demo.patch([maxUnavailable(replicas - 1)]);
   }
-  await settled(demo);
+  await demo.settled();
 }
 
 /** The JSON-patch operation that sets the rollout's maxUnavailable. */
 function maxUnavailable(value: number | string): object {
   return { op: 'replace', path: '/spec/strategy/rollingUpdate/maxUnavailable', value };
-}
-
-/** Waits until the rollout is done and a live, Ready pod holds the Lease. */
-async function settled(demo: DemoDeployment): Promise<void> {
-  await eventually(
-    async () => {
-      if (!(await demo.rolloutDone())) throw new Error('rollout not done');
-      const { holderIdentity } = await demo.leaseSpec();
-      const leader = (await demo.livePods()).find((p) => p.name === holderIdentity);
-      if (!leader?.ready) throw new Error(`no Ready live pod holds the Lease (${holderIdentity})`);
-    },
-    { timeoutMs: 300_000, intervalMs: 500 },
-  );
 }
 
 function summarizeCase(replicas: number, variant: Variant, rounds: RolloutRound[]): CaseResult {

@@ -168,6 +168,20 @@ export class DemoDeployment {
     );
   }
 
+  /** Waits until the rollout is done and a live, Ready pod holds the Lease. */
+  async settled(timeoutMs = 300_000): Promise<void> {
+    const started = performance.now();
+    for (;;) {
+      const { holderIdentity } = await this.leaseSpec();
+      const leader = (await this.livePods()).find((p) => p.name === holderIdentity);
+      if ((await this.rolloutDone()) && leader?.ready) return;
+      if (performance.now() - started > timeoutMs) {
+        throw new Error(`not settled within ${timeoutMs} ms (holder ${holderIdentity})`);
+      }
+      await sleep(500);
+    }
+  }
+
   /**
    * Samples the Lease and the pods every 100 ms (plus the two kubectl calls' time) until
    * `until` says stop while a live pod holds the Lease, or `timeoutMs` passed.
