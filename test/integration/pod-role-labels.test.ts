@@ -60,7 +60,10 @@ async function roles(): Promise<Record<string, string | undefined>> {
 async function deletionCosts(): Promise<Record<string, string | undefined>> {
   const pods = await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` });
   return Object.fromEntries(
-    pods.items.map((p) => [p.metadata!.name!, p.metadata!.annotations?.[POD_DELETION_COST_ANNOTATION]]),
+    pods.items.map((p) => [
+      p.metadata!.name!,
+      p.metadata!.annotations?.[POD_DELETION_COST_ANNOTATION],
+    ]),
   );
 }
 
