@@ -493,8 +493,14 @@ describe(
       assertNoOverlappingWork();
     });
 
-    it('bad deploys (leader-only readiness): the old leader keeps leading and Ready through each; undo; a good rollout is one handover', async () => {
-      await badDeploysThenGoodRollout();
+    for (const kind of Object.keys(BAD_TEMPLATES) as BadTemplate[]) {
+      it(`bad deploy (leader-only readiness), ${kind}: the old leader keeps leading and Ready, no gap in its work; rollout undo`, async () => {
+        await badDeploy(kind);
+      });
+    }
+
+    it('after the bad deploys (leader-only readiness): a good rollout is one handover, no gap beyond it', async () => {
+      await goodRolloutIsOneHandover();
     });
 
     it('label routing (apps/demo/deploy-label-routing): the Service holds exactly the leader after a handover and a rollout', async () => {
@@ -527,8 +533,14 @@ describe(
       await rolloutRestart();
     });
 
-    it('bad deploys (label routing): the old leader keeps leading and routed through each; undo; a good rollout is one handover', async () => {
-      await badDeploysThenGoodRollout();
+    for (const kind of Object.keys(BAD_TEMPLATES) as BadTemplate[]) {
+      it(`bad deploy (label routing), ${kind}: the old leader keeps leading and routed, no gap in its work; rollout undo`, async () => {
+        await badDeploy(kind);
+      });
+    }
+
+    it('after the bad deploys (label routing): a good rollout is one handover, no gap beyond it', async () => {
+      await goodRolloutIsOneHandover();
     });
 
     it("the sidecar example (packages/nest-leader/sidecar/deploy): every pod's GET / names the Lease's holder; deleting its pod moves it", async () => {
@@ -661,23 +673,14 @@ const BAD_DEPLOY_OBSERVE_MS = 35_000;
 /** The longest time without leader-only work a bad deploy may cost: none beyond the beat. */
 const BAD_DEPLOY_GAP_BOUND_MS = 2_000;
 
-/** Each bad deploy, then `kubectl rollout undo`; then a good rollout: exactly one handover. */
-async function badDeploysThenGoodRollout(): Promise<void> {
+/** A good rollout (after the bad deploys): exactly one handover, no leader-work gap beyond it. */
+async function goodRolloutIsOneHandover(): Promise<void> {
   const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
-  const startedMs = performance.now();
-  for (const kind of Object.keys(BAD_TEMPLATES) as BadTemplate[]) await badDeploy(kind);
-  const badMs = Math.round(performance.now() - startedMs);
-
   const leader = await assertRoutedToLeader(30_000);
   const fromMs = Date.now();
   const { progressDeadlineMs, ...figures } = await demo.rolloutRestart();
   const gap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
-  record('good-rollout-after-bad-deploys', {
-    variant,
-    ...figures,
-    longestWorkGapMs: gap.gapMs,
-    badDeploysMs: badMs,
-  });
+  record('good-rollout-after-bad-deploys', { variant, ...figures, longestWorkGapMs: gap.gapMs });
   assert.ok(figures.elapsedMs < progressDeadlineMs, `rollout took ${figures.elapsedMs} ms`);
   assert.equal(figures.transitions, 1, 'one handover: old leader to a new pod');
   assert.deepEqual(figures.holders.slice(0, 1), [leader.name]);
@@ -701,6 +704,22 @@ async function badDeploy(kind: BadTemplate): Promise<void> {
   const leader = await assertRoutedToLeader(60_000);
   const goodRevision = await demo.revision();
   const fromMs = Date.now();
+  try {
+    await watchAndCheck(kind, leader);
+  } finally {
+    // Undone even when a check failed, so the next case starts from the good revision.
+    await undoBadDeploy(demo, goodRevision, leader.templateHash);
+  }
+  const afterUndo = await demo.leaseSpec();
+  const undoGap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
+  record('bad-deploy-undo', { variant, kind, longestWorkGapMs: undoGap.gapMs });
+  assert.equal(afterUndo.holderIdentity, leader.name, `${kind}: still the old leader after undo`);
+  assert.ok(undoGap.gapMs <= BAD_DEPLOY_GAP_BOUND_MS, `undo: gap ${undoGap.gapMs} ms`);
+}
+
+/** The checks of {@link badDeploy} while the bad template is applied. */
+async function watchAndCheck(kind: BadTemplate, leader: PodView): Promise<void> {
+  const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
   const figures = await watchBadDeploy(demo, logs, kind, { observeMs: BAD_DEPLOY_OBSERVE_MS });
   const { longestGap, ...rest } = figures;
   record('bad-deploy', { variant, ...rest, longestWorkGapMs: longestGap.gapMs });
@@ -720,13 +739,6 @@ async function badDeploy(kind: BadTemplate): Promise<void> {
   );
   // The bad pods are neither standbys (some never ran) nor Ready: check the leader alone.
   await assertLeaderRouted(leader.name);
-
-  await undoBadDeploy(demo, goodRevision, leader.templateHash);
-  const afterUndo = await demo.leaseSpec();
-  const undoGap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
-  record('bad-deploy-undo', { variant, kind, longestWorkGapMs: undoGap.gapMs });
-  assert.equal(afterUndo.holderIdentity, leader.name, `${kind}: still the old leader after undo`);
-  assert.ok(undoGap.gapMs <= BAD_DEPLOY_GAP_BOUND_MS, `undo: gap ${undoGap.gapMs} ms`);
 }
 
 /**

@@ -171,6 +171,10 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     const maxUnavailable = resolve(strategy.rollingUpdate?.maxUnavailable, replicas, false);
     assert.equal(replicas - maxUnavailable, 1, `replicas - maxUnavailable`);
     assert.ok(resolve(strategy.rollingUpdate?.maxSurge, replicas, true) >= 1, 'maxSurge ≥ 1');
+    assert.ok(
+      (deployment.spec!.minReadySeconds ?? 0) >= 10,
+      'a pod Ready for a moment (a bad pod that led and crashed) does not count as available',
+    );
     const env = Object.fromEntries(
       container.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]),
     );
