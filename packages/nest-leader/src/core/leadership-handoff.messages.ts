@@ -37,8 +37,8 @@ export const handoffMessages = {
     `${lock}: handing the Lease to the higher-priority candidate ${quoted(to)} failed: ` +
     `${errorText(error)}`,
   newerTemplateYieldFailed: (lock: string, to: string, error: unknown) =>
-    `${lock}: handing the Lease to the newer pod template's candidate ${quoted(to)} failed ` +
-    `(the leader takes it again with a new term): ${errorText(error)}`,
+    `${lock}: handing the Lease to the newer pod template's candidate ${quoted(to)} failed: ` +
+    `${errorText(error)}`,
   accepting: (identity: string, lock: string, leaseTransitions: number) =>
     `${lock} was handed to this candidate "${identity}" (term ${leaseTransitions}); taking it now.`,
 };
