@@ -245,10 +245,13 @@ export class DemoDeployment {
     );
     const figures = await this.watchLease(async () => {
       const live = await this.livePods();
+      const { holderIdentity } = await this.leaseSpec();
+      // A live pod holds the Lease: not a terminating old leader that still leads on while it
+      // waits to hand over (with label routing every new pod is Ready before that handover).
       return (
         (await this.rolloutDone()) &&
         live.every((p) => !oldPods.has(p.name)) &&
-        live.some((p) => p.ready)
+        live.some((p) => p.ready && p.name === holderIdentity)
       );
     }, progressDeadlineMs);
     return { ...figures, progressDeadlineMs };
