@@ -27,6 +27,7 @@ import {
   type LeaderWorkEvent,
   longestWorkGap,
 } from '@nest-leader/demo/demo-events';
+import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader';
 import { eventually } from '../support/eventually.js';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 import { killContainer } from '../support/containerd.js';
@@ -345,6 +346,79 @@ describe(
         boundMs: plainStopBoundMs,
       });
       assert.ok(ms <= plainStopBoundMs, `handover took ${ms} ms (bound ${plainStopBoundMs} ms)`);
+      await assertRoutedToLeader(30_000);
+      assertNoOverlappingWork();
+    });
+
+    it('a follower killed through the runtime and force-deleted stays advertised; kubectl delete pod <leader>: the leader-work gap stays within 2 s, the ghost is removed', async () => {
+      const before = await assertRoutedToLeader();
+      const advertised = async () => {
+        const lease = await cluster.getJson<V1Lease>('get', 'lease', ns, '-n', ns);
+        const value = lease.metadata?.annotations?.[CANDIDATES_ANNOTATION];
+        return parseAdvertisedCandidates(value) ?? [];
+      };
+      // The follower the stopping leader prefers: the earliest started (same pod template).
+      const entries = await advertised();
+      const followers = (await demo.pods()).filter((p) => !p.terminating);
+      const startedAt = (pod: PodView) =>
+        entries.find((c) => c.identity === pod.name)?.startedAt.getTime() ?? Infinity;
+      const ghost = followers
+        .filter((p) => p.name !== before.name)
+        .sort((a, b) => startedAt(a) - startedAt(b))[0]!;
+      assert.ok(ghost.containerId && startedAt(ghost) < Infinity, 'the follower is advertised');
+      // Killed without its stop path, and its Pod force-deleted (as a dead node's pods are).
+      await killContainer(cluster, ghost.containerId);
+      await cluster.kubectl('delete', 'pod', ghost.name, '-n', ns, '--force', '--grace-period=0');
+      await eventually(
+        async () => {
+          const live = (await demo.pods()).filter((p) => !p.terminating && p.containerId);
+          const names = (await advertised()).map((c) => c.identity);
+          assert.equal(live.length, 3, 'the Deployment replaced the pod');
+          assert.ok(!live.some((p) => p.name === ghost.name));
+          assert.ok(names.includes(ghost.name), 'the dead pod is still advertised');
+          assert.ok(
+            live.every((p) => names.includes(p.name)),
+            'the replacement is advertised',
+          );
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+
+      const t0 = performance.now();
+      await cluster.kubectl('delete', 'pod', before.name, '-n', ns, '--wait=false');
+      const { leader, ms } = await waitForNewLeader(before.name, t0, 60_000);
+      assert.notEqual(leader, ghost.name);
+      const work = () => logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
+      const firstNew = await eventually(
+        () => {
+          const line = work().find((e) => e.identity === leader);
+          assert.ok(line, `${leader} did leader-only work`);
+          return Date.parse(line.at);
+        },
+        { timeoutMs: 30_000 },
+      );
+      const lastOld = Math.max(
+        ...work()
+          .filter((e) => e.identity === before.name)
+          .map((e) => Date.parse(e.at)),
+      );
+      const gapMs = firstNew - lastOld;
+      record('ghost-then-delete-leader', {
+        from: before.name,
+        to: leader,
+        ghost: ghost.name,
+        handoverMs: ms,
+        leaderWorkGapMs: gapMs,
+      });
+      assert.ok(gapMs <= 2_000, `leader-only work stopped for ${gapMs} ms`);
+      await eventually(
+        async () =>
+          assert.ok(
+            !(await advertised()).some((c) => c.identity === ghost.name),
+            'the ghost is no longer advertised',
+          ),
+        { timeoutMs: 10_000, intervalMs: 500 },
+      );
       await assertRoutedToLeader(30_000);
       assertNoOverlappingWork();
     });

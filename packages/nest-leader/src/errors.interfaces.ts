@@ -55,6 +55,9 @@ export type LeaderTermEndReason =
  *   says why); the Lease still names this candidate, which campaigns again as usual.
  * - `no-candidate`: called without a target, and no other candidate advertises itself in the
  *   election record (see `LeaderElectorOptions.podTemplateHash`); nothing changed.
+ * - `not-accepted`: the target (or, without one, every candidate offered it in turn) did not
+ *   accept the handoff offer within the offer window — it is not running, or cannot write the
+ *   Lease; its advertisement was removed, the term goes on, nothing was handed over.
  */
 export type LeadershipTransferFailure =
-  'not-leader' | 'lease-lost' | 'write-failed' | 'no-candidate';
+  'not-leader' | 'lease-lost' | 'write-failed' | 'no-candidate' | 'not-accepted';

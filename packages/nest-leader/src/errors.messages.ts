@@ -177,6 +177,13 @@ export function leadershipTransferErrorMessage(
       );
     case 'not-leader':
       return `${what}: this candidate is not leading it (or is already handing it over).`;
+    case 'not-accepted':
+      return (
+        `${what}: ${to === undefined ? 'no candidate it was offered to' : 'the candidate'} ` +
+        'accepted the handoff offer in time (not running, or cannot write the Lease); its ' +
+        'advertisement was removed and nothing was handed over. The term goes on' +
+        (cause === undefined ? '.' : ` (${errorText(cause)}).`)
+      );
     case 'lease-lost':
       return (
         `${what}: the term ended, but the Lease no longer names this candidate at its term ` +

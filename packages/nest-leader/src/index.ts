@@ -51,6 +51,20 @@ export {
 } from './core/lock-failure.reporter.js';
 export { LockRequests, type LockRequestListener } from './core/lock-requests.js';
 export {
+  MAX_OFFERS_PER_HANDOFF,
+  offerPollMs,
+  offerWindowMs,
+  isAccepted,
+  isOpenOfferTo,
+} from './core/handoff-offer.js';
+export {
+  HandoffOffers,
+  type HandoffOfferConfig,
+  type HandoffOfferHost,
+  type OfferingTerm,
+  type OfferOutcome,
+} from './core/handoff-offer.session.js';
+export {
   type MissingLeaseWait,
   ObservedRecord,
   sameElectionRecord,
@@ -68,6 +82,7 @@ export {
 export type {
   HolderLiveness,
   LeaseHandoff,
+  LeaseHandoffOffer,
   LeaseRecord,
   LockOperation,
   ResourceLock,
@@ -77,9 +92,15 @@ export type {
 export {
   MAX_TEMPLATE_BACKOFF_FAILURES,
   parseLeaseHandoff,
+  parseLeaseHandoffOffer,
   parseLeaseRecord,
   parseTemplateBackoff,
 } from './locks/resource-lock.js';
+export {
+  MAX_CANDIDATES_TEXT_LENGTH,
+  MAX_MARKER_TEXT_LENGTH,
+  isCandidateIdentity,
+} from './locks/peer-bounds.js';
 export {
   type AdvertisedCandidate,
   parseAdvertisedCandidates,
@@ -151,6 +172,7 @@ export {
   LeaseLock,
   CANDIDATES_ANNOTATION,
   HANDOFF_ANNOTATION,
+  HANDOFF_OFFER_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
   TEMPLATE_BACKOFF_ANNOTATION,
   type LeaseLockOptions,

@@ -24,8 +24,8 @@ export const advertisementMessages = {
     'prefer it until a handoff to it fails (then others wait one handoff bound): ' +
     errorText(error),
   noPreferredCandidate: (identity: string, lock: string) =>
-    `Candidate "${identity}" is stopping and no other candidate advertises itself on ${lock}: ` +
-    'releasing it to whoever takes it first.',
+    `Candidate "${identity}" is stopping and no other candidate advertises itself on ${lock} ` +
+    '(or none accepted its handoff offer): releasing it to whoever takes it first.',
   awaitingNewerTemplate: (identity: string, lock: string, own: string, waitMs: number) =>
     `Leader "${identity}" of ${lock} (pod template ${quoted(own)}) is stopping and no other ` +
     "candidate advertises itself (a rollout's new pods may still be starting): leading on " +

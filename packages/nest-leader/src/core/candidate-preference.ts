@@ -16,14 +16,10 @@
  */
 
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
+import { MAX_ADVERTISED_CANDIDATES } from '../locks/peer-bounds.js';
 import type { LeaseRecord } from '../locks/resource-lock.js';
 
-/**
- * At most this many advertisements are kept: a candidate killed without stopping (SIGKILL)
- * leaves its entry behind until a handoff to it fails (see `withoutUntakenTarget`); the cap
- * bounds the annotation if many do. Adding one more drops the earliest-started entries.
- */
-export const MAX_ADVERTISED_CANDIDATES = 32;
+export { MAX_ADVERTISED_CANDIDATES } from '../locks/peer-bounds.js';
 
 /**
  * The candidate to hand off to (see the file's description), or `undefined` when no one but
@@ -136,23 +132,17 @@ export function advertises(
 }
 
 /**
- * The candidates of `record` as a candidate taking it over writes them: without the target of
- * a handoff that was never taken (the record still names it, with the marker it was handed
- * with, and has expired — else it would not be taken over): that target is gone or stuck, and
- * a later handoff must not be wasted on it. `self` keeps its own entry.
+ * The candidates of `record` as a candidate taking it over writes them: without the entry of
+ * the holder it takes the Lease from — a holder whose lease expired (crashed, stuck, cut off),
+ * or the target of a handoff that was never taken (the record names it, and has expired — else
+ * it would not be taken over): a later handoff must not be offered to it (a live one adds its
+ * entry again when it sees it gone). Not after a release (no holder), nor from `self`.
  */
-export function withoutUntakenTarget(
+export function withoutFormerHolder(
   record: LeaseRecord,
   self: string,
 ): AdvertisedCandidate[] | undefined {
-  const marker = record.handoff;
-  if (
-    marker === undefined ||
-    marker.to === self ||
-    record.holderIdentity !== marker.to ||
-    record.leaseTransitions !== marker.leaseTransitions
-  ) {
-    return record.candidates;
-  }
-  return withoutCandidate(record.candidates, marker.to);
+  const holder = record.holderIdentity;
+  if (holder === '' || holder === self) return record.candidates;
+  return withoutCandidate(record.candidates, holder);
 }

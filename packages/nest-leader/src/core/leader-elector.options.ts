@@ -6,6 +6,12 @@
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
 import type { Candidacy } from '../locks/candidacy.js';
+import {
+  isCandidateIdentity,
+  isPodTemplateHash,
+  MAX_IDENTITY_LENGTH,
+  MAX_POD_TEMPLATE_HASH_LENGTH,
+} from '../locks/peer-bounds.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { type Clock, SystemClock } from './clock.js';
 import type { ElectionObserver } from './election-observer.js';
@@ -30,7 +36,7 @@ export const JITTER_FACTOR = 1.2;
  */
 export const ACQUIRE_JITTER = 0.2;
 /** Longest identity accepted (client-go's holderIdentity is free-form; we keep it readable). */
-export const MAX_IDENTITY_LENGTH = 128;
+export { MAX_IDENTITY_LENGTH } from '../locks/peer-bounds.js';
 /**
  * Smallest `retryPeriodSeconds` accepted: 0.1 s, i.e. at most 10 requests per second per
  * candidate — already client-go's default client-side rate limit (QPS 5, burst 10). Shorter
@@ -40,9 +46,7 @@ export const MIN_RETRY_PERIOD_SECONDS = 0.1;
 /** Largest `leaseTransitions` a Lease holds (`Lease.spec.leaseTransitions` is an int32). */
 export const MAX_LEASE_TRANSITIONS = 2 ** 31 - 1;
 /** Longest `podTemplateHash` (a Kubernetes label value). */
-export const MAX_POD_TEMPLATE_HASH_LENGTH = 63;
-/** A Kubernetes label value (non-empty). */
-const LABEL_VALUE = /^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+export { MAX_POD_TEMPLATE_HASH_LENGTH } from '../locks/peer-bounds.js';
 
 import type { LeaderTerm } from './leader-term.js';
 
@@ -361,11 +365,7 @@ export function validateLeaderElectionTimings(
  */
 function validatePodTemplateHash(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (
-    typeof value !== 'string' ||
-    value.length > MAX_POD_TEMPLATE_HASH_LENGTH ||
-    !LABEL_VALUE.test(value)
-  ) {
+  if (!isPodTemplateHash(value)) {
     throw new InvalidLeaderElectionOptionError(
       'podTemplateHash',
       electionOptionRules.podTemplateHash(MAX_POD_TEMPLATE_HASH_LENGTH),
@@ -392,9 +392,6 @@ function validatePriority(value: unknown): number | undefined {
   return value;
 }
 
-/** Control, format (bidi overrides, zero-width) and line/paragraph separator characters. */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-
 /**
  * Checks a candidate identity: a non-empty string of at most 128 printable characters (no
  * control, format or line-separator characters: an identity with a newline would forge log
@@ -413,7 +410,7 @@ export function validateIdentity(identity: unknown, option = 'identity'): string
       identity,
     );
   }
-  if (UNPRINTABLE.test(identity)) {
+  if (!isCandidateIdentity(identity)) {
     throw new InvalidLeaderElectionOptionError(
       option,
       electionOptionRules.printableIdentity,

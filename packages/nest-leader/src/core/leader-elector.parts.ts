@@ -19,6 +19,7 @@ import {
 } from './leader-elector.options.js';
 import type { HandoffWriter } from './leadership-handoff.js';
 import { LeadershipHandoffSession } from './leadership-handoff.session.js';
+import { HandoffOffers } from './handoff-offer.session.js';
 import { LockFailureReporter } from './lock-failure.reporter.js';
 import { LockRequests } from './lock-requests.js';
 import { LockWatchSession } from './lock-watch-session.js';
@@ -42,7 +43,10 @@ export interface LeaderElectorParts {
   withScheduleLedger: ScheduleLedgerStamp;
   /** Namesakes and holders proven gone: whether a Lease held by another must be waited for. */
   holders: HolderChecks;
-  /** Targeted handoffs: a transfer under way, and recognising a Lease handed to us. */
+  /**
+   * Targeted handoffs: a transfer under way (offered first), recognising a Lease handed to us,
+   * accepting an offer made to us.
+   */
   handoffs: LeadershipHandoffSession;
   /** This candidate's advertisement in the record (`podTemplateHash`/`priority`), if any. */
   advertisement: CandidateAdvertisement | undefined;
@@ -101,7 +105,12 @@ export function assembleLeaderElector(
     nextTransitions,
     finish: withScheduleLedger,
   };
-  const handoffs = new LeadershipHandoffSession(config, { ...writer, endTerm });
+  const offers = lock.storesCandidates === true ? new HandoffOffers(config, writer) : undefined;
+  const handoffs = new LeadershipHandoffSession(
+    config,
+    { ...writer, endTerm, latest: () => observed.record },
+    offers,
+  );
   const entry = config.advertisement;
   const advertisement =
     entry && new CandidateAdvertisement(entry, writer, clock, config.retryPeriodMs, logger);
@@ -114,14 +123,15 @@ export function assembleLeaderElector(
       onRecord: (current) => {
         if (current) observe(current);
       },
-      wakes: (current) => handoffs.handedToUs(current.record),
+      wakes: (current) =>
+        handoffs.handedToUs(current.record) || handoffs.offeredToUs(current.record),
     }),
     observed,
     withScheduleLedger,
     holders: new HolderChecks(config, observed),
     handoffs,
     advertisement,
-    stopWrites: new StopHandover(config, writer, advertisement),
+    stopWrites: new StopHandover(config, writer, advertisement, offers),
     candidacy: new CandidacySession(config.coordinated, logger, clock),
     observe,
     nextTransitions,

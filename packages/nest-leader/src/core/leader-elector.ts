@@ -6,11 +6,13 @@
 import { LeaderElectionError, LockConflictError } from '../errors.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
 import type { CandidateAdvertisement } from './candidate-advertisement.js';
+import { MAX_ADVERTISED_CANDIDATES } from './candidate-preference.js';
 import type { Clock } from './clock.js';
 import type { CandidacySession } from './coordinated-election.js';
 import type { ElectionNotifier } from './election-notifier.js';
 import type { LeadershipChangeReason } from './election-observer.js';
 import { electionMessages } from './election.messages.js';
+import { offerMessages } from './handoff-offer.messages.js';
 import type { HolderChecks } from './holder-checks.js';
 import { checkElectionHealth, type LeaderElectionHealth } from './leader-elector.health.js';
 import {
@@ -108,6 +110,10 @@ export class LeaderElector {
   private stopping: Promise<void> | undefined;
   /** The advertisement's write started by `start()`. */
   private advertising: Promise<void> | undefined;
+  /** The advertisement's first write is done (written, or given up). */
+  private advertisingDone = false;
+  /** Monotonic ms before which a missing advertisement is not added again. */
+  private readvertiseAfterMs = -Infinity;
 
   /**
    * Validates the options once (as client-go's `NewLeaderElector`); does not touch the lock.
@@ -205,7 +211,10 @@ export class LeaderElector {
     this.runController = controller;
     this.candidacy.start();
     this.loop = this.run(controller.signal).catch((error: unknown) => this.fail(error));
-    this.advertising = this.advertisement?.advertise(controller.signal);
+    this.advertisingDone = false;
+    this.advertising = this.advertisement
+      ?.advertise(controller.signal)
+      .finally(() => (this.advertisingDone = true));
   }
 
   /**
@@ -227,9 +236,16 @@ export class LeaderElector {
   }
 
   private async shutdown(): Promise<void> {
-    if (this.state === 'running' && this.isLeader()) {
-      // Still leading and renewing: a rollout's new pods may not have advertised themselves.
-      await this.stopWrites.awaitNewerTemplate(() => this.isLeader() && this.state === 'running');
+    let acceptedBy: string | undefined;
+    const active = this.leading();
+    if (active) {
+      // Still leading and renewing: a rollout's new pods may not have advertised themselves,
+      // and whoever is preferred must prove itself alive (accept an offer) before it is handed
+      // the Lease.
+      acceptedBy = await this.stopWrites.handOverWhileLeading(
+        { leaseTransitions: active.term.leaseTransitions, isLive: () => this.leading() === active },
+        () => this.observed.record,
+      );
     }
     if (this.state === 'running') this.state = 'stopping';
     // End the term and drain its work while the Lease is still renewed, so nobody else can
@@ -240,7 +256,7 @@ export class LeaderElector {
     await this.advertising;
     // Withdrawn before the handoff or release, so the election controller does not pick us again.
     await this.candidacy.stop();
-    await this.stopWrites.finish(this.ownTransitions);
+    await this.stopWrites.finish(this.ownTransitions, acceptedBy);
     this.state = 'stopped';
   }
 
@@ -331,8 +347,14 @@ export class LeaderElector {
           const heldByOther = attempt.outcome === 'held-by-other';
           this.following.readDone(read, this.observed, heldByOther, signal);
         }
-        const retryDelayMs =
-          this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random());
+        // The leader offers us the Lease (we prove we are alive), or removed our advertisement.
+        if (this.handoffs.offeredToUs(this.observed.record)) await this.handoffs.acceptOffer();
+        else await this.readvertiseIfMissing(signal);
+        if (signal.aborted) return false;
+        const retryDelayMs = this.handoffs.nextReadDelayMs(
+          this.observed.record,
+          this.config.retryPeriodMs * (1 + ACQUIRE_JITTER * this.config.random()),
+        );
         const delayMs = this.following.nextReadDelayMs(this.observed, this.identity, retryDelayMs);
         await this.following.sleep(delayMs, signal);
         if (signal.aborted) return false;
@@ -340,6 +362,25 @@ export class LeaderElector {
     } finally {
       this.following.stopWatching();
     }
+  }
+
+  /**
+   * A follower whose advertisement is gone from the record it last saw — a leader removed it
+   * after an offer it answered too late, or a takeover of its own expired term did — adds it
+   * again, when the list has room (never pushing out another's), at most once per leaseDuration.
+   * Nothing to do in steady state: the check uses the record already seen.
+   */
+  private async readvertiseIfMissing(signal: AbortSignal): Promise<void> {
+    const record = this.observed.record;
+    const entry = this.advertisement?.entry;
+    if (!entry || !record || !this.advertisingDone) return;
+    const candidates = record.candidates ?? [];
+    if (candidates.some((c) => c.identity === this.identity)) return;
+    if (candidates.length >= MAX_ADVERTISED_CANDIDATES) return;
+    if (this.clock.nowMs() < this.readvertiseAfterMs) return;
+    this.readvertiseAfterMs = this.clock.nowMs() + this.config.leaseDurationMs;
+    this.logger.info(offerMessages.readvertising(this.identity, this.lock.description));
+    await this.advertisement!.advertise(signal);
   }
 
   /**

@@ -6,11 +6,13 @@
 
 import { LeadershipTransferError } from '../errors.js';
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { LeaseRecord, TemplateBackoff, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import type { LeaseRecord, TemplateBackoff } from '../locks/resource-lock.js';
 import { higherPriorityCandidate, preferredCandidate } from './candidate-preference.js';
 import { timeoutSignal } from './clock.js';
 import { preferredSuccessor } from './coordinated-election.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
+import { awaitsHandoff, isOpenOfferTo, offerPollMs } from './handoff-offer.js';
+import type { HandoffOffers, OfferingTerm } from './handoff-offer.session.js';
 import type { ResolvedLeaderElectorOptions } from './leader-elector.options.js';
 import type { LeaderTermLifetime } from './leader-term.js';
 import {
@@ -42,6 +44,8 @@ export type HandoffSessionConfig = Pick<
 export interface HandoffSessionHost extends HandoffWriter {
   /** Ends the current term, if any, and awaits its drain (`onStoppedLeading`). */
   endTerm(): Promise<void>;
+  /** The record as last read or written (its advertisements: whom an offer can ask). */
+  latest?(): LeaseRecord | undefined;
 }
 
 /**
@@ -54,10 +58,21 @@ export class LeadershipHandoffSession {
   private readonly newerTemplate: NewerTemplateYield | undefined;
   /** The template backoff last logged, so each is logged once (`hash#failures`). */
   private loggedBackoff: string | undefined;
+  /**
+   * Targets the record asked for (`preferredHolder`, a higher priority, a newer template) that
+   * left an offer unanswered, with the monotonic time, ms, until which they are not offered
+   * again (every renewal would otherwise start another offer to a candidate that is not there).
+   */
+  private readonly unansweredUntilMs = new Map<string, number>();
 
+  /**
+   * @param offers - the handoff offers, on locks that store them (`storesCandidates`); without,
+   *   a handoff is written to its target unoffered (the lock has no place for an acceptance)
+   */
   constructor(
     private readonly config: HandoffSessionConfig,
     private readonly host: HandoffSessionHost,
+    private readonly offers: HandoffOffers | undefined,
   ) {
     const own = config.advertisement;
     if (config.yieldToNewerTemplate && own?.podTemplateHash !== undefined) {
@@ -118,8 +133,10 @@ export class LeadershipHandoffSession {
    * advertises itself; or, with `yieldToNewerTemplate`, a candidate of a newer pod template has
    * stayed advertised for the settle time and its template is not backed off
    * (`newer-template-yield.ts`) — to it, as chosen by preference (its term's reason:
-   * `preferred`). Call it with every record of the live term: the settle time is measured
-   * across calls.
+   * `preferred`). Each goes through {@link handOff}: offered first, handed over only once the
+   * target accepted (a target that leaves the offer unanswered is not offered again for a
+   * `leaseDurationSeconds`). Call it with every record of the live term: the settle time is
+   * measured across calls.
    * @param record - the record as last read or written
    * @param leading - as for {@link transfer}
    */
@@ -141,6 +158,9 @@ export class LeadershipHandoffSession {
     const to = preferredHolder ?? ranked?.identity ?? newerTarget?.identity;
     const active = to === undefined ? undefined : leading();
     if (to === undefined || !active) return;
+    const { clock } = this.config;
+    if ((this.unansweredUntilMs.get(to) ?? -Infinity) > clock.nowMs()) return;
+    this.unansweredUntilMs.delete(to);
     const lock = this.host.lock;
     const failed = (error: unknown) =>
       logger.warn(
@@ -168,7 +188,14 @@ export class LeadershipHandoffSession {
     }
     const leaseDurationSeconds = leaseDurationMs / 1000;
     const preferred = preferredHolder === undefined;
-    this.track(this.handOff(active, to, leaseDurationSeconds, preferred)).catch(failed);
+    this.track(this.handOff(active, to, leaseDurationSeconds, preferred)).catch(
+      (error: unknown) => {
+        if (error instanceof LeadershipTransferError && error.reason === 'not-accepted') {
+          this.unansweredUntilMs.set(to, clock.nowMs() + leaseDurationMs);
+        }
+        failed(error);
+      },
+    );
   }
 
   /** Logs a newer template's backoff once per recorded loss. */
@@ -189,6 +216,28 @@ export class LeadershipHandoffSession {
     return higherPriorityCandidate(record.candidates, identity, advertisement?.priority ?? 0);
   }
 
+  /** True when `record` carries an open handoff offer to this candidate (see `isOpenOfferTo`). */
+  offeredToUs(record: LeaseRecord | undefined): boolean {
+    return this.offers !== undefined && isOpenOfferTo(record, this.config.identity);
+  }
+
+  /**
+   * How long, ms, a polling candidate waits before its next read: `retryDelayMs`, or one offer
+   * poll while it accepted an offer and awaits the handoff (a handoff only, never steady state).
+   */
+  nextReadDelayMs(record: LeaseRecord | undefined, retryDelayMs: number): number {
+    if (!this.offers || !awaitsHandoff(record, this.config.identity)) return retryDelayMs;
+    return Math.min(retryDelayMs, offerPollMs(this.offers.retryPeriodMs));
+  }
+
+  /**
+   * As candidate: accepts the open offer to us (see `HandoffOffers.accept`); `missed` when the
+   * leader had moved on. Never rejects.
+   */
+  acceptOffer(): Promise<'accepted' | 'missed' | 'failed'> {
+    return this.offers?.accept() ?? Promise.resolve('missed');
+  }
+
   /** True when `record` is a live handoff to this candidate (see `isHandoffTo`). */
   handedToUs(record: LeaseRecord): boolean {
     return isHandoffTo(record, this.config.identity);
@@ -206,37 +255,75 @@ export class LeadershipHandoffSession {
   }
 
   /**
-   * Reads the record (its advertisements may be newer than our last renewal), then hands off
-   * to the preferred candidate; rejects `no-candidate`, the term going on, when there is none.
+   * Offers the Lease to the preferred candidate of the record read (its advertisements may be
+   * newer than our last renewal), then to the next while they do not answer, and hands off to
+   * the first that accepts; rejects `no-candidate` when none advertises itself, `not-accepted`
+   * when none accepted — the term going on either way.
    */
   private async handOffToPreferred(
     active: LeaderTermLifetime,
     leaseDurationSeconds: number,
   ): Promise<void> {
-    const { identity, clock, renewDeadlineMs } = this.config;
-    const { signal, dispose } = timeoutSignal(clock, renewDeadlineMs);
-    let current: VersionedLeaseRecord | undefined;
+    const { identity } = this.config;
+    const lock = this.host.lock;
+    if (!this.offers) throw new LeadershipTransferError('no-candidate', lock, undefined);
+    const answer = await this.offers.offerToPreferred(
+      (record) => preferredCandidate(record.candidates, identity),
+      offeringTerm(active),
+    );
+    if (answer.outcome === 'lost') throw new LeadershipTransferError('not-leader', lock, undefined);
+    if (answer.outcome === 'none') {
+      const reason = answer.offered > 0 ? 'not-accepted' : 'no-candidate';
+      throw new LeadershipTransferError(reason, lock, undefined, { cause: answer.cause });
+    }
+    return this.handOff(active, answer.to, leaseDurationSeconds, true, true);
+  }
+
+  /**
+   * True when `to` advertises itself: in the record last seen, else in one read now (an
+   * advertisement newer than our last renewal). A failed read: false.
+   */
+  private async advertised(to: string): Promise<boolean> {
+    if (advertisesIn(this.host.latest?.(), to)) return true;
+    const { signal, dispose } = timeoutSignal(this.config.clock, this.config.renewDeadlineMs);
     try {
-      current = await this.host.get(signal);
-    } catch (cause) {
-      throw new LeadershipTransferError('no-candidate', this.host.lock, undefined, { cause });
+      const current = await this.host.get(signal);
+      if (current) this.host.observe(current);
+      return advertisesIn(current?.record, to);
+    } catch {
+      return false;
     } finally {
       dispose();
     }
-    if (current) this.host.observe(current);
-    const to = preferredCandidate(current?.record.candidates, identity)?.identity;
-    if (to === undefined) throw new LeadershipTransferError('no-candidate', this.host.lock, to);
-    if (!active.isLive()) throw new LeadershipTransferError('not-leader', this.host.lock, to);
-    return this.handOff(active, to, leaseDurationSeconds, true);
   }
 
+  /**
+   * Hands the term to `to`: first, on locks that store offers and when `to` advertises itself
+   * (a nest-leader candidate that answers offers), offers it and leads on until `to` accepts
+   * (`not-accepted` when it does not: the term goes on, `to`'s advertisement removed); then
+   * ends the term, drains it, and writes the handoff. A target that does not advertise itself
+   * (a client-go or Python candidate, a nest-leader one without podTemplateHash or priority)
+   * cannot be asked: it is handed the Lease unoffered, as before offers existed.
+   * @param accepted - `to` already accepted an offer of this term
+   */
   private async handOff(
     active: LeaderTermLifetime,
     to: string,
     leaseDurationSeconds: number,
     preferred = false,
+    accepted = false,
   ): Promise<void> {
     const { identity, clock, logger, renewDeadlineMs } = this.config;
+    if (this.offers && !accepted && (await this.advertised(to))) {
+      const answer = await this.offers.offer(to, offeringTerm(active));
+      if (answer.outcome === 'lost')
+        throw new LeadershipTransferError('not-leader', this.host.lock, to);
+      if (answer.outcome === 'unanswered') {
+        throw new LeadershipTransferError('not-accepted', this.host.lock, to, {
+          cause: answer.cause,
+        });
+      }
+    }
     active.end('handed-off');
     await this.host.endTerm();
     // Stop renewing before writing: the handoff is the last write of this term.
@@ -255,4 +342,14 @@ export class LeadershipHandoffSession {
     }
     logger.info(handoffMessages.handedOff(identity, this.host.lock, to, leaseDurationSeconds));
   }
+}
+
+/** True when `record` carries an advertisement of `identity`. */
+function advertisesIn(record: LeaseRecord | undefined, identity: string): boolean {
+  return record?.candidates?.some((c) => c.identity === identity) ?? false;
+}
+
+/** The term as an offer sees it. */
+export function offeringTerm(active: LeaderTermLifetime): OfferingTerm {
+  return { leaseTransitions: active.term.leaseTransitions, isLive: () => active.isLive() };
 }

@@ -157,8 +157,8 @@ export function handoffRecord(
   preferred = false,
 ): LeaseRecord {
   // A handoff fulfils (or overrides) a `spec.preferredHolder`: cleared, so the new holder is
-  // not asked to hand over again.
-  const { preferredHolder: _preferredHolder, ...kept } = current;
+  // not asked to hand over again; the offer it answers is done with.
+  const { preferredHolder: _preferredHolder, handoffOffer: _offer, ...kept } = current;
   return {
     ...kept,
     holderIdentity: to,

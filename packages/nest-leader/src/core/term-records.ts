@@ -6,7 +6,8 @@
 
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
 import type { LeaseRecord } from '../locks/resource-lock.js';
-import { withCandidate, withoutUntakenTarget } from './candidate-preference.js';
+import { withCandidate, withoutFormerHolder } from './candidate-preference.js';
+import { withoutOffer } from './handoff-offer.js';
 import { isHandoffTo, withoutHandoff } from './leadership-handoff.js';
 import { templateBackoffAfterTakeover } from './newer-template-yield.js';
 
@@ -47,10 +48,11 @@ export function renewalRecord(record: LeaseRecord, write: TermWrite): LeaseRecor
  * that a Lease handed to `identity` already counts this transition (the handoff wrote it, naming
  * it: one handover, one transition, as client-go's candidates count it too), and that in
  * coordinated mode it continues from the highest value seen (the election controller never
- * bumps `leaseTransitions` and may recreate the Lease at 0). A handoff marker is cleared, and
- * the advertisement of a handoff target that never took the Lease is dropped. A holder of the
- * newest pod template (other than `podTemplateHash`) lost without a handoff is recorded as
- * `templateBackoff` (`templateBackoffAfterTakeover`).
+ * bumps `leaseTransitions` and may recreate the Lease at 0). A handoff marker and offer are
+ * cleared, and the advertisement of the holder it is taken from (expired, or a handoff target
+ * that never took it) is dropped. A holder of the newest pod template (other than
+ * `podTemplateHash`) lost without a handoff is recorded as `templateBackoff`
+ * (`templateBackoffAfterTakeover`).
  * @param podTemplateHash - the taking candidate's own pod template hash, if any
  * @internal
  */
@@ -65,8 +67,8 @@ export function takeoverRecord(
   const leaseTransitions = isHandoffTo(record, identity)
     ? base
     : token.next(token.coordinated ? Math.max(base, token.highestSeen ?? 0) : base);
-  const candidates = withoutUntakenTarget(record, identity);
-  const kept = { ...withoutHandoff(record), candidates };
+  const candidates = withoutFormerHolder(record, identity);
+  const kept = { ...withoutOffer(withoutHandoff(record)), candidates };
   if (candidates === undefined) delete kept.candidates;
   const templateBackoff = templateBackoffAfterTakeover(record, identity, podTemplateHash);
   if (templateBackoff) kept.templateBackoff = templateBackoff;

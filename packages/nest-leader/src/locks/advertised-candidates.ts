@@ -5,6 +5,14 @@
  * its own: it already holds the record. The shape, its stored JSON form and its lenient parser.
  */
 
+import {
+  clampPriority,
+  clampStartedAt,
+  isCandidateIdentity,
+  isPodTemplateHash,
+  MAX_ADVERTISED_CANDIDATES,
+  MAX_CANDIDATES_TEXT_LENGTH,
+} from './peer-bounds.js';
 import { parseStoredJson } from './stored-json.js';
 
 /** One candidate's advertisement (see `LeaseRecord.candidates`). */
@@ -23,36 +31,47 @@ export interface AdvertisedCandidate {
 }
 
 /**
- * The candidates from a stored value: an array, or its JSON text (a Lease annotation).
- * Malformed entries are skipped, a repeated identity keeps its last entry; `undefined` when
- * absent or not an array. Never throws: foreign writers may store anything.
+ * The candidates from a stored value: an array, or its JSON text (a Lease annotation), bounded
+ * as hostile input (see `peer-bounds.ts`): a text longer than `MAX_CANDIDATES_TEXT_LENGTH` is
+ * ignored; entries with an invalid identity, priority or time are skipped, a hash that is not a
+ * label value is dropped, priorities and times are clamped; a repeated identity keeps its last
+ * entry; of more than `MAX_ADVERTISED_CANDIDATES`, the latest-started are kept (in stored
+ * order). `undefined` when absent, too long or not an array. Never throws: foreign writers may
+ * store anything.
  */
 export function parseAdvertisedCandidates(value: unknown): AdvertisedCandidate[] | undefined {
+  if (typeof value === 'string' && value.length > MAX_CANDIDATES_TEXT_LENGTH) return undefined;
   const entries = parseStoredJson(value);
   if (!Array.isArray(entries)) return undefined;
   const byIdentity = new Map<string, AdvertisedCandidate>();
-  for (const entry of entries) {
+  // A stored array (not text) has no length cap of its own: read its last entries only.
+  for (const entry of entries.slice(-4 * MAX_ADVERTISED_CANDIDATES)) {
     const candidate = parseEntry(entry);
     if (candidate) {
       byIdentity.delete(candidate.identity);
       byIdentity.set(candidate.identity, candidate);
     }
   }
-  return [...byIdentity.values()];
+  const candidates = [...byIdentity.values()];
+  if (candidates.length <= MAX_ADVERTISED_CANDIDATES) return candidates;
+  const kept = new Set(
+    [...candidates]
+      .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime())
+      .slice(0, MAX_ADVERTISED_CANDIDATES),
+  );
+  return candidates.filter((c) => kept.has(c));
 }
 
 function parseEntry(entry: unknown): AdvertisedCandidate | undefined {
   if (typeof entry !== 'object' || entry === null) return undefined;
-  const { identity, podTemplateHash, priority, startedAt } = entry as Record<string, unknown>;
-  if (typeof identity !== 'string' || identity === '') return undefined;
-  if (typeof priority !== 'number' || !Number.isFinite(priority)) return undefined;
+  const { identity, podTemplateHash, startedAt } = entry as Record<string, unknown>;
+  const priority = clampPriority((entry as Record<string, unknown>).priority);
+  if (!isCandidateIdentity(identity) || priority === undefined) return undefined;
   if (typeof startedAt !== 'string' && !(startedAt instanceof Date)) return undefined;
   const started = new Date(startedAt);
   if (Number.isNaN(started.getTime())) return undefined;
-  const candidate: AdvertisedCandidate = { identity, priority, startedAt: started };
-  if (typeof podTemplateHash === 'string' && podTemplateHash !== '') {
-    candidate.podTemplateHash = podTemplateHash;
-  }
+  const candidate: AdvertisedCandidate = { identity, priority, startedAt: clampStartedAt(started) };
+  if (isPodTemplateHash(podTemplateHash)) candidate.podTemplateHash = podTemplateHash;
   return candidate;
 }
 

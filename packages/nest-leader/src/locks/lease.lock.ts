@@ -107,12 +107,14 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     const handoff = annotations?.[HANDOFF_ANNOTATION];
     const candidates = annotations?.[CANDIDATES_ANNOTATION];
     const templateBackoff = annotations?.[TEMPLATE_BACKOFF_ANNOTATION];
+    const handoffOffer = annotations?.[HANDOFF_OFFER_ANNOTATION];
     return parseLeaseRecord({
       ...lease.spec,
       scheduleLedger,
       handoff,
       candidates,
       templateBackoff,
+      handoffOffer,
     });
   }
 
@@ -177,8 +179,18 @@ export const CANDIDATES_ANNOTATION = 'nest-leader/candidates';
 export const TEMPLATE_BACKOFF_ANNOTATION = 'nest-leader/template-backoff';
 
 /**
- * `metadata` with the record's ledger, handoff marker, candidates and template backoff as annotations (a record
- * without a marker or candidates removes that annotation); other annotations are kept.
+ * The annotation of the election's Lease that holds an open handoff offer and its acceptance
+ * (see `LeaseRecord.handoffOffer`), as JSON
+ * `{"to":"<identity>","from":"<holder>","leaseTransitions":<n>,"accepted":true?}`. client-go
+ * candidates ignore it and write it back; nest-leader trusts it only while the holder and
+ * `leaseTransitions` still match.
+ */
+export const HANDOFF_OFFER_ANNOTATION = 'nest-leader/handoff-offer';
+
+/**
+ * `metadata` with the record's ledger, handoff marker, candidates, template backoff and handoff
+ * offer as annotations (a record without a marker, candidates, backoff or offer removes that
+ * annotation); other annotations are kept.
  */
 function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1ObjectMeta {
   const annotations = { ...metadata.annotations };
@@ -199,6 +211,11 @@ function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1Obje
     annotations[TEMPLATE_BACKOFF_ANNOTATION] = JSON.stringify(record.templateBackoff);
   } else {
     delete annotations[TEMPLATE_BACKOFF_ANNOTATION];
+  }
+  if (record.handoffOffer !== undefined) {
+    annotations[HANDOFF_OFFER_ANNOTATION] = JSON.stringify(record.handoffOffer);
+  } else {
+    delete annotations[HANDOFF_OFFER_ANNOTATION];
   }
   if (Object.keys(annotations).length === 0 && metadata.annotations === undefined) return metadata;
   return { ...metadata, annotations };

@@ -9,6 +9,12 @@ import {
   copyAdvertisedCandidates,
   parseAdvertisedCandidates,
 } from './advertised-candidates.js';
+import {
+  isCandidateIdentity,
+  isPodTemplateHash,
+  isStoredTransitions,
+  MAX_MARKER_TEXT_LENGTH,
+} from './peer-bounds.js';
 import { parseStoredJson } from './stored-json.js';
 
 /**
@@ -72,6 +78,29 @@ export interface LeaseRecord {
    * annotation `nest-leader/template-backoff`), not part of it. `undefined` when absent.
    */
   templateBackoff?: TemplateBackoff;
+  /**
+   * A handoff offered by the holder to one candidate, and that candidate's acceptance (see
+   * `handoff-offer.ts`): the leader hands the Lease over only to a candidate that accepted, so
+   * never to one that is gone. Stored beside the election record (the Lease's annotation
+   * `nest-leader/handoff-offer`) only by locks whose {@link ResourceLock.storesCandidates} is
+   * true; not part of the election record. `undefined` when absent.
+   */
+  handoffOffer?: LeaseHandoffOffer;
+}
+
+/** See {@link LeaseRecord.handoffOffer}. */
+export interface LeaseHandoffOffer {
+  /** The candidate offered the Lease. */
+  to: string;
+  /** The holder that offers it: the record's `holderIdentity` when written. */
+  from: string;
+  /**
+   * `leaseTransitions` of the record the offer was written with: on a record with another holder
+   * or other transitions the offer is stale and means nothing.
+   */
+  leaseTransitions: number;
+  /** Set by `to` when it accepts: it is alive and will take the Lease once handed to it. */
+  accepted?: true;
 }
 
 /** See {@link LeaseRecord.templateBackoff}. */
@@ -173,6 +202,7 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.candidates !== undefined)
     copy.candidates = copyAdvertisedCandidates(record.candidates);
   if (record.templateBackoff !== undefined) copy.templateBackoff = { ...record.templateBackoff };
+  if (record.handoffOffer !== undefined) copy.handoffOffer = { ...record.handoffOffer };
   return copy;
 }
 
@@ -200,6 +230,8 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (candidates) record.candidates = candidates;
   const templateBackoff = parseTemplateBackoff(fields.templateBackoff);
   if (templateBackoff) record.templateBackoff = templateBackoff;
+  const handoffOffer = parseLeaseHandoffOffer(fields.handoffOffer);
+  if (handoffOffer) record.handoffOffer = handoffOffer;
   return record;
 }
 
@@ -208,35 +240,56 @@ export const MAX_TEMPLATE_BACKOFF_FAILURES = 32;
 
 /**
  * A template backoff (see {@link LeaseRecord.templateBackoff}) from a stored value: an object,
- * or its JSON text (a Lease annotation); `undefined` when absent or malformed (a hash that is
- * not a label value, failures not a whole number ≥ 1). Never throws: foreign writers may store
- * anything; failures are capped at {@link MAX_TEMPLATE_BACKOFF_FAILURES}.
+ * or its JSON text (a Lease annotation) of at most `MAX_MARKER_TEXT_LENGTH` characters;
+ * `undefined` when absent, too long or malformed (a hash that is not a label value, failures not
+ * a whole number ≥ 1). Never throws: foreign writers may store anything; failures are capped at
+ * {@link MAX_TEMPLATE_BACKOFF_FAILURES}.
  */
 export function parseTemplateBackoff(value: unknown): TemplateBackoff | undefined {
-  const fields = parseStoredJson(value);
-  if (typeof fields !== 'object' || fields === null) return undefined;
-  const { podTemplateHash, failures } = fields as Record<string, unknown>;
-  if (
-    typeof podTemplateHash !== 'string' ||
-    !/^[A-Za-z0-9][-A-Za-z0-9_.]{0,62}$/.test(podTemplateHash)
-  ) {
-    return undefined;
-  }
+  const fields = parseMarker(value);
+  if (!fields) return undefined;
+  const { podTemplateHash, failures } = fields;
+  if (!isPodTemplateHash(podTemplateHash)) return undefined;
   if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 1) return undefined;
   return { podTemplateHash, failures: Math.min(failures, MAX_TEMPLATE_BACKOFF_FAILURES) };
 }
 
 /**
  * A handoff marker (see {@link LeaseRecord.handoff}) from a stored value: an object, or its
- * JSON text (a Lease annotation); `undefined` when absent or malformed. Never throws.
+ * JSON text (a Lease annotation) of at most `MAX_MARKER_TEXT_LENGTH` characters; `undefined`
+ * when absent, too long or malformed (`to` not a valid identity, `leaseTransitions` not a whole
+ * number in the int32 range). Never throws.
  */
 export function parseLeaseHandoff(value: unknown): LeaseHandoff | undefined {
-  const fields = parseStoredJson(value);
-  if (typeof fields !== 'object' || fields === null) return undefined;
-  const { to, leaseTransitions, preferred } = fields as Record<string, unknown>;
-  if (typeof to !== 'string' || to === '') return undefined;
-  if (typeof leaseTransitions !== 'number' || !Number.isFinite(leaseTransitions)) return undefined;
+  const fields = parseMarker(value);
+  if (!fields) return undefined;
+  const { to, leaseTransitions, preferred } = fields;
+  if (!isCandidateIdentity(to) || !isStoredTransitions(leaseTransitions)) return undefined;
   return preferred === true ? { to, leaseTransitions, preferred } : { to, leaseTransitions };
+}
+
+/**
+ * A handoff offer (see {@link LeaseRecord.handoffOffer}) from a stored value, bounded as
+ * {@link parseLeaseHandoff} (`from` an identity too); `undefined` when absent or malformed.
+ * Never throws.
+ */
+export function parseLeaseHandoffOffer(value: unknown): LeaseHandoffOffer | undefined {
+  const fields = parseMarker(value);
+  if (!fields) return undefined;
+  const { to, from, leaseTransitions, accepted } = fields;
+  if (!isCandidateIdentity(to) || !isCandidateIdentity(from)) return undefined;
+  if (!isStoredTransitions(leaseTransitions)) return undefined;
+  return accepted === true
+    ? { to, from, leaseTransitions, accepted }
+    : { to, from, leaseTransitions };
+}
+
+/** The object of a stored marker (text of at most `MAX_MARKER_TEXT_LENGTH`), if it is one. */
+function parseMarker(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value === 'string' && value.length > MAX_MARKER_TEXT_LENGTH) return undefined;
+  const fields = parseStoredJson(value);
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return undefined;
+  return fields as Record<string, unknown>;
 }
 
 function finiteOrZero(value: unknown): number {

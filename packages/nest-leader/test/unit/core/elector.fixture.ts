@@ -1,5 +1,6 @@
 import {
   type ElectionObserver,
+  isOpenOfferTo,
   LeaderElector,
   type LeaderElectorOptions,
   type LeaderTerm,
@@ -140,4 +141,55 @@ export class RecordingObserver implements ElectionObserver {
   of(method: keyof ElectionObserver): Record<string, unknown>[] {
     return this.calls.filter((c) => c.method === method).map((c) => c.event);
   }
+}
+
+/**
+ * Advances the clock in 100 ms steps until `pending` settles (at most `limitMs`), and returns
+ * it: for transfers and stops that wait, leading on, for a candidate to accept an offer.
+ */
+export async function settle<T>(
+  w: { clock: ManualClock },
+  pending: Promise<T>,
+  limitMs = s(60),
+): Promise<T> {
+  let settled = false;
+  pending.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await w.clock.advance(0);
+  for (let waitedMs = 0; !settled && waitedMs < limitMs; waitedMs += 100) {
+    await w.clock.advance(100);
+  }
+  return pending;
+}
+
+/**
+ * A stand-in for candidate `identity` that is not an elector: every 100 ms on the clock it
+ * reads the lock and accepts an open handoff offer to itself (one versioned write, as a real
+ * candidate does), then never takes the Lease — a target that accepts and dies at once.
+ * `onAccepted` runs right after the acceptance is written. Stops with the returned function.
+ */
+export function acceptsThenDies(
+  w: { lock: MemoryLock; clock: ManualClock },
+  identity: string,
+  onAccepted: () => void = () => undefined,
+): () => void {
+  const stopped = new AbortController();
+  void (async () => {
+    while (!stopped.signal.aborted) {
+      await w.clock.sleep(100, stopped.signal).catch(() => undefined);
+      const current = w.lock.read();
+      if (!current || !isOpenOfferTo(current.record, identity)) continue;
+      const offer = { ...current.record.handoffOffer!, accepted: true as const };
+      try {
+        await w.lock.update({ ...current.record, handoffOffer: offer }, current.version);
+      } catch {
+        continue; // the leader renewed in between: read again
+      }
+      onAccepted();
+      return;
+    }
+  })();
+  return () => stopped.abort();
 }

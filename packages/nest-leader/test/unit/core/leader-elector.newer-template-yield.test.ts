@@ -65,7 +65,9 @@ describe('LeaderElector: yieldToNewerTemplate (a running leader hands over to a 
     assert.equal(holder(w), 'old-1', 'not before the new pod stayed advertised for the settle');
     assert.equal(leader.elector.isLeader(), true);
 
-    await w.clock.advance(s(6)); // a renewal past the settle yields; the new pod polls and takes it
+    // A renewal past the settle offers the Lease to the new pod, which accepts at its next poll
+    // (retryPeriod 2 s); the leader hands off at its next offer poll and the new pod takes it.
+    await w.clock.advance(s(8));
     assert.equal(holder(w), 'new-1');
     assert.equal(newPod.elector.isLeader(), true);
     assert.deepEqual(leader.log.events, ['started 0', 'stopped 0'], 'drained, not cut off');
@@ -80,6 +82,24 @@ describe('LeaderElector: yieldToNewerTemplate (a running leader hands over to a 
     assert.equal(holder(w), 'new-1', 'the new leader does not yield back to the old template');
     assert.equal(transitions(w), 1);
     await stopAll(w, leader.elector, peer.elector, newPod.elector);
+  });
+
+  test('a settled new pod that died is offered the Lease, never handed it: the leader leads on', async () => {
+    const w = world();
+    const { leader, peer } = await oldTemplate(w);
+    const newPod = pod('new-1', w, { podTemplateHash: 'bbb' });
+    await w.clock.advance(SETTLE_MS - s(5));
+    newPod.crash(); // killed: its advertisement stays, unchanged, through the settle
+
+    await w.clock.advance(s(20)); // settled, offered; the offer window (4 s) passes unanswered
+
+    assert.equal(holder(w), 'old-1', 'not handed to a candidate that did not accept');
+    assert.equal(transitions(w), 0);
+    assert.deepEqual(leader.log.events, ['started 0'], 'its term went on');
+    const advertised = (w.lock.read()!.record.candidates ?? []).map((c) => c.identity);
+    assert.deepEqual(advertised.sort(), ['old-1', 'old-2'], "the dead pod's entry removed");
+    assert.match(leader.logger.messages('info').join('\n'), /offers MemoryLock test to "new-1"/);
+    await stopAll(w, leader.elector, peer.elector);
   });
 
   test('never to a candidate of the same or an older pod template', async () => {
@@ -127,7 +147,7 @@ describe('LeaderElector: yieldToNewerTemplate (a running leader hands over to a 
     await w.clock.advance(SETTLE_MS - s(4));
     assert.equal(holder(w), 'old-1', '30 s after the first advertisement, but not the second');
 
-    await w.clock.advance(s(8));
+    await w.clock.advance(s(10)); // offered, accepted at its next poll, handed over
     assert.equal(holder(w), 'new-1');
     assert.equal(restarted.elector.isLeader(), true);
     assert.equal(transitions(w), 1);
@@ -184,8 +204,8 @@ describe('LeaderElector: yieldToNewerTemplate (a running leader hands over to a 
     const w = world();
     const { leader, peer } = await oldTemplate(w);
     const newPod = pod('new-1', w, { podTemplateHash: 'bbb' });
-    await w.clock.advance(SETTLE_MS + s(4));
-    assert.equal(holder(w), 'new-1', 'settled, handed over');
+    await w.clock.advance(SETTLE_MS + s(6));
+    assert.equal(holder(w), 'new-1', 'settled, offered, accepted, handed over');
 
     newPod.crash(); // it led, then crashed without a handoff: its Lease expires
     await w.clock.advance(s(20));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LockConflictError } from 'nest-leader';
-import { candidate, RecordingObserver, s, world } from './elector.fixture.js';
+import { candidate, RecordingObserver, s, settle, world } from './elector.fixture.js';
 
 describe('LeaderElector: observer (as client-go metrics provider)', () => {
   test('reports terms, renewals, the slow path, every lock request and holder changes', async () => {
@@ -83,9 +83,7 @@ describe('LeaderElector: observer (as client-go metrics provider)', () => {
     const cc = candidate('c', w, { observer: c });
     cc.elector.start();
     await w.clock.advance(s(1));
-    const handedOff = b.elector.transferLeadership('c'); // c takes the handed-off Lease
-    await w.clock.advance(0);
-    await handedOff;
+    await settle(w, b.elector.transferLeadership('c')); // c accepts, takes the handed-off Lease
     await w.clock.advance(s(3));
     assert.equal(cc.elector.isLeader(), true);
     w.lock.set({ ...w.lock.read()!.record, holderIdentity: 'gone' }); // a holder that dies

@@ -7,7 +7,7 @@ import {
   LeadershipTransferError,
   type LeaderElectorOptions,
 } from 'nest-leader';
-import { candidate, s, world } from './elector.fixture.js';
+import { acceptsThenDies, candidate, s, settle, world } from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;
 
@@ -50,6 +50,13 @@ async function soleAdvertiser(w: World) {
   return { a, b };
 }
 
+/** Adds an advertisement for `identity` (template `hash`, started now) as a foreign write. */
+function advertiseStandIn(w: World, identity: string, hash: string): void {
+  const { record } = w.lock.read()!;
+  const entry = { identity, podTemplateHash: hash, priority: 0, startedAt: w.clock.wallNow() };
+  w.lock.set({ ...record, candidates: [...(record.candidates ?? []), entry] });
+}
+
 function advertised(w: World): string[] {
   return (w.lock.read()!.record.candidates ?? []).map((c) => c.identity).sort();
 }
@@ -62,17 +69,17 @@ async function newPodArrives(w: World, stopping: Promise<unknown>) {
   const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
   newPod.elector.start();
   await w.clock.advance(s(1));
-  await stopping;
+  await settle(w, stopping);
   await w.clock.advance(s(1.2));
   return newPod;
 }
 
-/** Stops them all, the clock running (a stopping leader may wait for a newer template). */
-async function stopAll(electors: LeaderElector[], w?: World): Promise<void> {
-  let stopped = false;
-  const stopping = Promise.all(electors.map((e) => e.stop())).then(() => (stopped = true));
-  while (w && !stopped) await w.clock.advance(250);
-  await stopping;
+/**
+ * Stops them all, the clock running (a stopping leader may wait for a newer template, and for
+ * a candidate to accept its offer).
+ */
+async function stopAll(electors: LeaderElector[], w: World): Promise<void> {
+  await settle(w, Promise.all(electors.map((e) => e.stop())));
 }
 
 describe('LeaderElector: candidates advertise themselves in the election record', () => {
@@ -93,7 +100,7 @@ describe('LeaderElector: candidates advertise themselves in the election record'
       (c) => c.startedAt.getTime() - candidates[0]!.startedAt.getTime(),
     );
     assert.deepEqual(startedAt, [0, s(1), s(2)]);
-    await stopAll(all);
+    await stopAll(all, w);
   });
 
   test('steady state costs nothing: after advertising, the only writes are the leader’s renewals', async () => {
@@ -110,7 +117,7 @@ describe('LeaderElector: candidates advertise themselves in the election record'
       assert.equal(write.record.holderIdentity, 'old-1');
       assert.equal(write.record.candidates?.length, 3);
     }
-    await stopAll(all);
+    await stopAll(all, w);
   });
 
   test('without podTemplateHash or priority a candidate advertises nothing', async () => {
@@ -122,7 +129,7 @@ describe('LeaderElector: candidates advertise themselves in the election record'
     await w.clock.advance(s(5));
 
     assert.equal(w.lock.read()!.record.candidates, undefined);
-    await stopAll([a.elector, b.elector]);
+    await stopAll([a.elector, b.elector], w);
   });
 
   test('an advertisement is not a renewal: followers still take over leaseDuration after the last real change', async () => {
@@ -145,7 +152,7 @@ describe('LeaderElector: candidates advertise themselves in the election record'
     await w.clock.advance(s(6.5));
 
     assert.equal(b.elector.isLeader(), true, 'b took over 15 s after it saw the record, not later');
-    await stopAll([b.elector, c.elector]);
+    await stopAll([b.elector, c.elector], w);
   });
 
   test('a follower removes its advertisement on stop, leaving the election record as it was', async () => {
@@ -162,7 +169,7 @@ describe('LeaderElector: candidates advertise themselves in the election record'
     assert.equal(after.leaseTransitions, before.leaseTransitions);
     await w.clock.advance(s(5));
     assert.equal(leader.elector.isLeader(), true, 'the leader renews on');
-    await stopAll([leader.elector, newPod.elector]);
+    await stopAll([leader.elector, newPod.elector], w);
   });
 
   test('a stopping follower’s removal outlasts conflicts: a whole rollout writing the Lease at once does not leave it advertised', async () => {
@@ -192,7 +199,7 @@ describe('LeaderElector: candidates advertise themselves in the election record'
     const identities = advertised(w);
     assert.equal(identities.length, 32);
     assert.equal(identities.includes('c0'), false, 'the earliest started was dropped');
-    await stopAll(electors);
+    await stopAll(electors, w);
   });
 });
 
@@ -201,9 +208,7 @@ describe('LeaderElector: transferLeadership() without a target hands to the pref
     const w = world();
     const { leader, oldPeer, newPod, all } = await rollout(w);
 
-    const done = leader.elector.transferLeadership();
-    await w.clock.advance(0);
-    await done;
+    await settle(w, leader.elector.transferLeadership());
     assert.deepEqual(w.lock.read()!.record.handoff, {
       to: 'new-1',
       leaseTransitions: 1,
@@ -214,7 +219,7 @@ describe('LeaderElector: transferLeadership() without a target hands to the pref
     assert.equal(newPod.elector.isLeader(), true);
     assert.equal(oldPeer.elector.isLeader(), false);
     assert.equal(w.lock.read()!.record.leaseTransitions, 1);
-    await stopAll(all);
+    await stopAll(all, w);
   });
 
   test('priority ranks candidates of one template; the leader never picks itself', async () => {
@@ -228,12 +233,10 @@ describe('LeaderElector: transferLeadership() without a target hands to the pref
     c.elector.start();
     await w.clock.advance(s(1));
 
-    const done = a.elector.transferLeadership();
-    await w.clock.advance(0);
-    await done;
+    await settle(w, a.elector.transferLeadership());
 
     assert.equal(w.lock.read()!.record.holderIdentity, 'c');
-    await stopAll([a.elector, b.elector, c.elector]);
+    await stopAll([a.elector, b.elector, c.elector], w);
   });
 
   test('no other candidate advertises itself: LeadershipTransferError no-candidate after one read, the term goes on', async () => {
@@ -256,29 +259,31 @@ describe('LeaderElector: transferLeadership() without a target hands to the pref
     await stopAll([a.elector, b.elector], w);
   });
 
-  test('a target that never takes the handoff (crashed, its advertisement left behind) is dropped by whoever takes over after the bound', async () => {
+  test('a target that is gone (SIGKILLed, its advertisement left behind) is offered it, does not accept, is removed; the next one gets it', async () => {
     const w = world();
-    const { leader, newPod, all } = await rollout(w);
-    // new-1 is SIGKILLed: it neither takes the handoff nor removes its advertisement.
+    const { leader, oldPeer, newPod, all } = await rollout(w);
+    // new-1 is SIGKILLed: it neither answers nor removes its advertisement.
     const ghost = w.lock.read()!.record.candidates!.find((c) => c.identity === 'new-1')!;
-    await newPod.elector.stop();
+    await settle(w, newPod.elector.stop());
     const current = w.lock.read()!;
     w.lock.set({ ...current.record, candidates: [...current.record.candidates!, ghost] });
     assert.ok(advertised(w).includes('new-1'));
 
-    const done = leader.elector.transferLeadership();
-    await w.clock.advance(0);
-    await done;
-    assert.equal(w.lock.read()!.record.holderIdentity, 'new-1');
+    const startedMs = w.clock.nowMs();
+    await settle(w, leader.elector.transferLeadership());
 
-    await w.clock.advance(s(15 + 2.5));
-    const taken = w.lock.read()!.record;
-    assert.ok(taken.holderIdentity === 'old-1' || taken.holderIdentity === 'old-2');
+    const { record } = w.lock.read()!;
+    assert.equal(record.holderIdentity, 'old-2', 'handed to the live candidate, not the ghost');
+    assert.equal(record.leaseTransitions, 1, 'one handover, one transition');
     assert.equal(
-      taken.candidates?.some((c) => c.identity === 'new-1'),
+      record.candidates?.some((c) => c.identity === 'new-1'),
       false,
-      'ghost dropped',
+      'ghost removed',
     );
+    const tookMs = w.clock.nowMs() - startedMs;
+    assert.ok(tookMs <= s(4) + s(2.5), `one offer window, then one retry period: ${tookMs} ms`);
+    await w.clock.advance(s(2.5));
+    assert.equal(oldPeer.elector.isLeader(), true);
     await stopAll(all, w);
   });
 });
@@ -287,21 +292,27 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
   test('stop() hands the Lease to the newest-template candidate instead of releasing it, and drops its own advertisement', async () => {
     const w = world();
     const { leader, oldPeer, newPod } = await rollout(w);
-    const getsBefore = w.lock.calls.get;
-    const updatesBefore = w.lock.calls.update;
+    const writesBefore = w.lock.writes.length;
 
-    await leader.elector.stop();
+    await settle(w, leader.elector.stop());
 
     const { record } = w.lock.read()!;
     assert.equal(record.holderIdentity, 'new-1');
     assert.deepEqual(record.handoff, { to: 'new-1', leaseTransitions: 1, preferred: true });
     assert.deepEqual(advertised(w), ['new-1', 'old-2']);
-    assert.equal(
-      w.lock.calls.get - getsBefore,
-      2,
-      'one read to see a newer template is there, one to write over (as a release)',
-    );
-    assert.equal(w.lock.calls.update - updatesBefore, 1, 'one write, as a release');
+    const steps = w.lock.writes
+      .slice(writesBefore)
+      .map(({ record: r }) =>
+        r.handoff
+          ? `handoff to ${r.handoff.to}`
+          : r.handoffOffer?.accepted
+            ? `accepted by ${r.handoffOffer.to}`
+            : r.handoffOffer
+              ? `offer to ${r.handoffOffer.to}`
+              : 'renewal',
+      )
+      .filter((step, i, all) => step !== 'renewal' && step !== all[i - 1]); // renewals carry it
+    assert.deepEqual(steps, ['offer to new-1', 'accepted by new-1', 'handoff to new-1']);
     assert.match(
       leader.logger.messages().join('\n'),
       /handed Lease|handed MemoryLock test to "new-1"/,
@@ -310,7 +321,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     await w.clock.advance(s(1.2));
     assert.equal(newPod.elector.isLeader(), true);
     assert.equal(oldPeer.elector.isLeader(), false);
-    await stopAll([oldPeer.elector, newPod.elector]);
+    await stopAll([oldPeer.elector, newPod.elector], w);
   });
 
   test('a rollout stops the leader and its peers before the new template advertises itself: the leader leads on, renewing, until a new pod does, then hands to it', async () => {
@@ -333,7 +344,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     const newPod = candidate('new-1', w, { podTemplateHash: 'bbb' });
     newPod.elector.start();
     await w.clock.advance(s(1));
-    await stopping;
+    await settle(w, stopping);
     assert.deepEqual(w.lock.read()!.record.handoff, {
       to: 'new-1',
       leaseTransitions: 1,
@@ -355,8 +366,9 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
     while (stoppedMs === undefined) await w.clock.advance(250);
     await stopping;
     const tookMs = stoppedMs - startedMs;
-    // Half of renewDeadline (10 s), leading on meanwhile.
-    assert.ok(tookMs >= s(5) && tookMs < s(6), `took ${tookMs} ms`);
+    // Half of renewDeadline (10 s), leading on meanwhile; then the peer accepts the offer at its
+    // next read (a retry period, 2 s) and the leader sees it at its next offer poll (250 ms).
+    assert.ok(tookMs >= s(5) && tookMs < s(5 + 2 + 0.5), `took ${tookMs} ms`);
     assert.deepEqual(w.lock.read()!.record.handoff, {
       to: 'old-2',
       leaseTransitions: 1,
@@ -445,7 +457,7 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
       assert.equal(record.holderIdentity, holder);
       assert.equal(record.handoff, undefined);
       assert.deepEqual(advertised(w), ['new-1', 'old-2']);
-      await stopAll([oldPeer.elector, newPod.elector]);
+      await stopAll([oldPeer.elector, newPod.elector], w);
     });
   }
 
@@ -467,38 +479,40 @@ describe('LeaderElector: handoff on stop (handoffOnStop)', () => {
   test('the handoff write fails: stop() releases instead, in the same stop', async () => {
     const w = world();
     const { leader, oldPeer, newPod } = await rollout(w);
+    // The newest template's candidate accepts; the handoff write after it fails.
+    advertiseStandIn(w, 'new-2', 'ccc');
+    acceptsThenDies(w, 'new-2', () => w.lock.failNext('update', new Error('connection reset')));
 
-    const stopped = leader.elector.stop();
-    w.lock.failNext('update', new Error('connection reset'));
-    await w.clock.advance(0);
-    await stopped;
+    await settle(w, leader.elector.stop());
 
     assert.equal(w.lock.read()!.record.holderIdentity, '');
     assert.match(
       leader.logger.messages().join('\n'),
-      /could not hand .* "new-1" on stop; releasing it instead/,
+      /could not hand .* "new-2" on stop; releasing it instead/,
     );
-    await w.clock.advance(s(1.2));
+    await w.clock.advance(s(2.4));
     assert.equal(oldPeer.elector.isLeader() || newPod.elector.isLeader(), true);
-    await stopAll([oldPeer.elector, newPod.elector]);
+    await stopAll([oldPeer.elector, newPod.elector], w);
   });
 
-  test('the handoff write hangs: stop() still releases within renewDeadline', async () => {
+  test('the handoff write hangs: stop() still releases within renewDeadline of the acceptance', async () => {
     const w = world();
     const { leader, oldPeer, newPod } = await rollout(w);
-    const startMs = w.clock.nowMs();
+    let acceptedMs = 0;
+    advertiseStandIn(w, 'new-2', 'ccc');
+    acceptsThenDies(w, 'new-2', () => {
+      acceptedMs = w.clock.nowMs();
+      w.lock.hangNext('update');
+    });
 
-    let done = false;
-    const stopped = leader.elector.stop().then(() => (done = true));
-    w.lock.hangNext('update');
-    for (let i = 0; i < 100 && !done; i++) await w.clock.advance(s(0.1));
-    await stopped;
+    await settle(w, leader.elector.stop());
 
-    assert.ok(w.clock.nowMs() - startMs <= s(10), `stop took ${w.clock.nowMs() - startMs} ms`);
+    const tookMs = w.clock.nowMs() - acceptedMs;
+    assert.ok(tookMs <= s(10) + 100, `stop took ${tookMs} ms after the acceptance`);
     const released = w.lock.writes.filter((write) => write.record.holderIdentity === '');
     assert.equal(released.length, 1, 'released after the handoff write timed out');
     assert.match(leader.logger.messages().join('\n'), /releasing it instead: Timed out/);
-    await stopAll([oldPeer.elector, newPod.elector]);
+    await stopAll([oldPeer.elector, newPod.elector], w);
   });
 });
 

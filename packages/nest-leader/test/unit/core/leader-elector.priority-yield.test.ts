@@ -6,7 +6,7 @@ import {
   type LeaderElectorOptions,
 } from 'nest-leader';
 import { MemoryLock, RecordingLogger } from 'nest-leader/testing';
-import { candidate, s, world } from './elector.fixture.js';
+import { candidate, s, settle, world } from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;
 
@@ -38,8 +38,8 @@ async function lowThenHigh(
   return { leader, challenger };
 }
 
-async function stopAll(...electors: LeaderElector[]): Promise<void> {
-  await Promise.all(electors.map((e) => e.stop()));
+async function stopAll(w: World, ...electors: LeaderElector[]): Promise<void> {
+  await settle(w, Promise.all(electors.map((e) => e.stop())));
 }
 
 describe('LeaderElector: yieldToHigherPriority', () => {
@@ -48,17 +48,20 @@ describe('LeaderElector: yieldToHigherPriority', () => {
     const { leader, challenger } = await lowThenHigh(w, { yieldToHigherPriority: true });
     assert.equal(leader.elector.isLeader(), true, 'no renewal has seen the advertisement yet');
 
-    await w.clock.advance(s(1)); // the renewal conflicts with the advertisement, reads, yields
-    assert.equal(leader.elector.isLeader(), false);
-    assert.equal(w.lock.read()!.record.holderIdentity, 'high', 'handed to it');
-    await w.clock.advance(s(2)); // its next poll (it does not watch a MemoryLock)
+    await w.clock.advance(s(1)); // the renewal conflicts with the advertisement, reads, offers
+    assert.equal(leader.elector.isLeader(), true, 'leads on while its offer is open');
+    assert.equal(w.lock.read()!.record.handoffOffer?.to, 'high', 'offered to it');
+    // high accepts at its next poll (it does not watch a MemoryLock), the leader hands off at its
+    // next offer poll, high takes it at its next (fast) read.
+    await w.clock.advance(s(3));
 
+    assert.equal(leader.elector.isLeader(), false);
     assert.equal(challenger.elector.isLeader(), true);
     assert.deepEqual(leader.log.events, ['started 0', 'stopped 0']);
     assert.deepEqual(challenger.log.events, ['started 1'], 'one handover, one transition');
     assert.deepEqual(challenger.reasons, ['preferred']);
     assert.match(leader.logger.messages('info').join('\n'), /"high" of priority 5 advertises/);
-    await stopAll(leader.elector, challenger.elector);
+    await stopAll(w, leader.elector, challenger.elector);
   });
 
   test('never by force: without the option the leader keeps the Lease', async () => {
@@ -70,7 +73,7 @@ describe('LeaderElector: yieldToHigherPriority', () => {
     assert.equal(leader.elector.isLeader(), true);
     assert.equal(challenger.elector.isLeader(), false);
     assert.deepEqual(challenger.log.events, []);
-    await stopAll(leader.elector, challenger.elector);
+    await stopAll(w, leader.elector, challenger.elector);
   });
 
   test('an equal or lower priority is no reason to yield, and the new leader does not yield back', async () => {
@@ -87,7 +90,7 @@ describe('LeaderElector: yieldToHigherPriority', () => {
 
     assert.equal(leader.elector.isLeader(), true);
     assert.deepEqual(leader.log.events, ['started 0']);
-    await stopAll(leader.elector, challenger.elector, lower.elector);
+    await stopAll(w, leader.elector, challenger.elector, lower.elector);
   });
 
   test('among several higher priorities, the highest; the yielded-to leader then stays', async () => {
@@ -106,7 +109,7 @@ describe('LeaderElector: yieldToHigherPriority', () => {
     assert.equal(challenger.elector.isLeader(), false);
     assert.deepEqual(highest.reasons, ['preferred']);
     assert.equal(w.lock.read()!.record.leaseTransitions, 1, 'one transition');
-    await stopAll(leader.elector, challenger.elector, highest.elector);
+    await stopAll(w, leader.elector, challenger.elector, highest.elector);
   });
 
   test('a lock that stores no advertisements: a warning at construction naming the option', () => {

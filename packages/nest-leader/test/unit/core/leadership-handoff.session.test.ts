@@ -52,6 +52,7 @@ function leader() {
         events.push(`drained, holding ${!active.holding.aborted}`);
       },
     },
+    undefined, // no offers: the direct handoff, as on a lock without a place for them
   );
   return { clock, logger, lock, events, active, session };
 }

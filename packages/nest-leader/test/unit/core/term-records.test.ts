@@ -99,6 +99,20 @@ describe('takeoverRecord: a new term', () => {
     assert.equal(next.leaseTransitions, 9);
   });
 
+  test('drops the advertisement of an expired holder, and any handoff offer, on a takeover', () => {
+    const expired = held('crashed', {
+      leaseTransitions: 3,
+      candidates: [candidate('crashed'), candidate('other'), candidate('me')],
+      handoffOffer: { to: 'other', from: 'crashed', leaseTransitions: 3 },
+    });
+    const next = takeoverRecord(expired, 'me', WRITE, token());
+    assert.deepEqual(
+      next.candidates?.map((c) => c.identity),
+      ['other', 'me'],
+    );
+    assert.equal('handoffOffer' in next, false);
+  });
+
   test('the last advertisement dropped: no candidates field at all (the annotation goes)', () => {
     const untaken = held('ghost', {
       leaseTransitions: 8,

@@ -21,8 +21,11 @@ class Reconciler {
 
 describe('LeaderElectionService.transferLeadership', () => {
   const replicas: Replica[] = [];
+  const clocks: ManualClock[] = [];
   afterEach(async () => {
-    await Promise.all(replicas.splice(0).map((r) => r.app.close()));
+    // A stopping leader offers the Lease to an advertised replica and waits for its answer.
+    const closing = Promise.all(replicas.splice(0).map((r) => r.app.close()));
+    await settle(clocks.splice(0), closing);
   });
 
   async function twoReplicas() {
@@ -61,6 +64,7 @@ describe('LeaderElectionService.transferLeadership', () => {
   test('yieldToHigherPriority (a module option passed through): the leader drains, then a higher priority leads', async () => {
     const lock = new MemoryLock();
     const clock = new ManualClock();
+    clocks.push(clock);
     const low = await startReplica({
       role: 'leader',
       lock,
@@ -80,7 +84,9 @@ describe('LeaderElectionService.transferLeadership', () => {
       leader: { identity: 'high', priority: 5, yieldToHigherPriority: true },
     });
     replicas.push(high);
-    await clock.advance(s(2)); // low's renewal sees the advertisement: its term ends, drains
+    // low's renewal sees the advertisement and offers; high accepts at its next read; low's
+    // term ends and drains.
+    await clock.advance(s(5));
     assert.equal(low.election.isLeader(), false);
     assert.equal(lock.read()!.record.holderIdentity, 'low', 'not handed over while work runs');
     work.release.resolve();
@@ -141,4 +147,18 @@ describe('LeaderElectionService.transferLeadership', () => {
 
 function s(seconds: number): number {
   return seconds * 1000;
+}
+
+/** Advances `clocks` in 100 ms steps until `pending` settles (at most 60 s), and returns it. */
+async function settle<T>(clocks: ManualClock[], pending: Promise<T>): Promise<T> {
+  let settled = false;
+  pending.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < 600 && !settled; i++) {
+    for (const clock of clocks) await clock.advance(100);
+    if (clocks.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return pending;
 }

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { Injectable } from '@nestjs/common';
 import { currentTerm, type LeaderTerm, LeaderOnly } from 'nest-leader';
 import type { ManualClock, MemoryLock } from 'nest-leader/testing';
+import { acceptsThenDies } from '../core/elector.fixture.js';
 import { deferred, SELF, startReplica } from './support.js';
 
 @Injectable()
@@ -104,7 +105,7 @@ function advertiseNewerReplica(lock: MemoryLock, clock: ManualClock): void {
 }
 
 test('LeaderModule passes podTemplateHash and priority to the elector: shutdown hands the Lease to the newer replica', async () => {
-  const { app, lock } = await leaderBesideNewerReplica({});
+  const { app, lock, clock } = await leaderBesideNewerReplica({});
   assert.deepEqual(
     lock.read()!.record.candidates!.map((c) => [c.identity, c.podTemplateHash, c.priority]),
     [
@@ -113,7 +114,11 @@ test('LeaderModule passes podTemplateHash and priority to the elector: shutdown 
     ],
   );
 
-  await app.close();
+  acceptsThenDies({ lock, clock }, 'pod-bbb'); // it answers the leader's offer
+  let closed = false;
+  const closing = app.close().then(() => (closed = true));
+  while (!closed) await clock.advance(250);
+  await closing;
 
   const { record } = lock.read()!;
   assert.equal(record.holderIdentity, 'pod-bbb');
@@ -137,6 +142,7 @@ test('a leader stopped by a rollout leads on while it waits for the new replica:
   assert.equal(await reconciler.reconcile(), 'reconciled', 'runs while it still leads');
 
   advertiseNewerReplica(lock, clock);
+  acceptsThenDies({ lock, clock }, 'pod-bbb');
   while (!closed) await clock.advance(250);
   await closing;
   assert.equal(lock.read()!.record.holderIdentity, 'pod-bbb');

@@ -264,7 +264,15 @@ describe('nest-leader-elector HTTP servers under hostile requests (real sockets)
   });
 
   test('last: a valid transfer to an advertised candidate within the bound answers 200 and hands the Lease over', async () => {
-    const answer = await raw(transfer, post(JSON.stringify({ to: 'b', leaseDurationSeconds: 5 })));
+    const pending = raw(transfer, post(JSON.stringify({ to: 'b', leaseDurationSeconds: 5 })));
+    let answered = false;
+    void pending.finally(() => (answered = true));
+    // b, an advertised candidate, accepts the handoff offer at its next read (retryPeriod 3.75 s).
+    for (let i = 0; i < 200 && !answered; i++) {
+      await clock.advance(100);
+      await new Promise((resolve) => setTimeout(resolve, 1)); // the socket's I/O
+    }
+    const answer = await pending;
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(body(answer), { to: 'b', leaseDurationSeconds: 5, leaseTransitions: 1 });
     const { record } = lock.read()!;
