@@ -258,7 +258,7 @@ describe(
       );
     });
 
-    it("least privilege: the NetworkPolicy and the admission policy are in force with the manifests; the demo's ServiceAccount may patch only role labels", async () => {
+    it("least privilege: the NetworkPolicy and the admission policy are in force with the manifests; the demo's ServiceAccount may patch only role labels and pod-deletion-cost", async () => {
       await assertRoutedToLeader(60_000); // elected, and every pod labelled
       // The NetworkPolicy is stored (admitted) and selects the demo's pods. The node's bridge
       // CNI does not enforce NetworkPolicy: nothing here claims it drops traffic.
@@ -282,16 +282,27 @@ describe(
       // …the admission policy narrows it. A replica patches its own Pod with its own token
       // (kubectl --as cannot: kubectl patch reads the Pod first, and the account may not get).
       const standby = (await demo.pods()).find((p) => !p.terminating && p.role === 'standby')!;
+      // Each patch in turn: its role label; the pod-deletion-cost annotation set (0, the
+      // default cost) and removed again, as the leader's observer writes it; another label; and
+      // another annotation.
+      const cost = 'controller.kubernetes.io/pod-deletion-cost';
+      const patches = {
+        role: { labels: { 'nest-leader/role': 'standby' } },
+        cost: { annotations: { [cost]: '0' } },
+        costRemoved: { annotations: { [cost]: null } },
+        other: { labels: { 'example.com/probe': 'x' } },
+        otherAnnotation: { annotations: { 'example.com/probe': 'x' } },
+      };
       const script =
         "const fs=require('fs'),https=require('https'),d='/var/run/secrets/kubernetes.io/serviceaccount/';" +
-        'const patch=(labels)=>new Promise((ok,ko)=>{const r=https.request({host:process.env.KUBERNETES_SERVICE_HOST,' +
+        'const patch=(metadata)=>new Promise((ok,ko)=>{const r=https.request({host:process.env.KUBERNETES_SERVICE_HOST,' +
         "port:process.env.KUBERNETES_SERVICE_PORT,method:'PATCH',path:'/api/v1/namespaces/'+process.env.POD_NAMESPACE+" +
         "'/pods/'+process.env.POD_NAME,ca:fs.readFileSync(d+'ca.crt'),headers:{authorization:'Bearer '+" +
         "fs.readFileSync(d+'token','utf8').trim(),'content-type':'application/merge-patch+json'}},(s)=>{let b='';" +
         "s.on('data',(c)=>b+=c);s.on('end',()=>ok({status:s.statusCode,message:JSON.parse(b).message}))});" +
-        "r.on('error',ko);r.end(JSON.stringify({metadata:{labels}}))});" +
-        "patch({'nest-leader/role':'standby'}).then((role)=>patch({'example.com/probe':'x'})" +
-        '.then((other)=>console.log(JSON.stringify({role,other}))));';
+        "r.on('error',ko);r.end(JSON.stringify({metadata}))});" +
+        `(async()=>{const out={};for(const[k,m]of Object.entries(${JSON.stringify(patches)}))out[k]=await patch(m);` +
+        'console.log(JSON.stringify(out))})();';
       const out = await cluster.kubectl(
         'exec',
         '-n',
@@ -304,24 +315,38 @@ describe(
         '-e',
         script,
       );
-      const { role, other } = JSON.parse(out.trim().split('\n').at(-1)!) as Record<
-        'role' | 'other',
+      const answers = JSON.parse(out.trim().split('\n').at(-1)!) as Record<
+        keyof typeof patches,
         { status: number; message?: string }
       >;
+      const { role, other, otherAnnotation } = answers;
       assert.equal(role.status, 200, `its role-label patch is allowed: ${role.message}`);
+      assert.equal(
+        answers.cost.status,
+        200,
+        `pod-deletion-cost is allowed: ${answers.cost.message}`,
+      );
+      assert.equal(
+        answers.costRemoved.status,
+        200,
+        `and its removal: ${answers.costRemoved.message}`,
+      );
       assert.equal(other.status, 403, 'another label is refused');
       assert.match(
         other.message!,
         /ValidatingAdmissionPolicy 'nest-leader-demo-pod-role-labels-only' .*denied request: the demo's ServiceAccount may change only the nest-leader\/role\* labels of a Pod/,
       );
-      const after = await cluster.getJson<{ metadata: { labels: Record<string, string> } }>(
-        'get',
-        'pod',
-        standby.name,
-        '-n',
-        ns,
+      assert.equal(otherAnnotation.status, 403, 'another annotation is refused');
+      assert.match(
+        otherAnnotation.message!,
+        /denied request: the demo's ServiceAccount may change only the controller\.kubernetes\.io\/pod-deletion-cost annotation of a Pod/,
       );
+      const after = await cluster.getJson<{
+        metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+      }>('get', 'pod', standby.name, '-n', ns);
       assert.equal(after.metadata.labels['example.com/probe'], undefined);
+      assert.equal(after.metadata.annotations?.['example.com/probe'], undefined);
+      assert.equal(after.metadata.annotations?.[cost], undefined, 'the standby has no cost again');
     });
 
     it('kubectl delete pod <leader>: it drains and releases, another pod leads within the graceful bound', async () => {

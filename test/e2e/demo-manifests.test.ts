@@ -27,6 +27,7 @@ import {
   DEMO_SERVICE_ACCOUNT,
   loadDemoManifests,
 } from '@nest-leader/demo/launcher/demo-manifests';
+import { POD_DELETION_COST_ANNOTATION } from 'nest-leader';
 import { getTestCluster, kubeConfigFor } from '../support/cluster.js';
 
 function only<T extends KubernetesObject>(objects: KubernetesObject[], kind: string): T {
@@ -93,7 +94,7 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     );
   });
 
-  it("binds a ValidatingAdmissionPolicy that lets the demo's ServiceAccount change only nest-leader/role* labels of Pods", () => {
+  it("binds a ValidatingAdmissionPolicy that lets the demo's ServiceAccount change only nest-leader/role* labels and the pod-deletion-cost annotation of Pods", () => {
     const policy = only<V1ValidatingAdmissionPolicy>(objects, 'ValidatingAdmissionPolicy');
     const binding = only<V1ValidatingAdmissionPolicyBinding>(
       objects,
@@ -109,6 +110,12 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.deepEqual(policy.spec!.matchConstraints!.resourceRules, [
       { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods'] },
     ]);
+    // The one annotation exempted is the one PodRoleLabelObserver writes (the cluster tier
+    // checks what the policy admits).
+    const exempted = policy
+      .spec!.validations!.flatMap((v) => [...v.expression.matchAll(/k == '([^']+)'/g)])
+      .map((m) => m[1]);
+    assert.deepEqual([...new Set(exempted)], [POD_DELETION_COST_ANNOTATION]);
   });
 
   it("grants create on leases, get/update/watch on the demo's Leases only, create on events, patch on pods, to the demo ServiceAccount", () => {
