@@ -66,6 +66,24 @@ function demoEvent(e: CandidateEvent, task: LeaderTask): DemoEvent | undefined {
 }
 
 /**
+ * One candidate process as the checker's process `<identity>#<slot + 1>` in row `slot`; its
+ * `slot-begun` events are runs of `task`.
+ */
+export function candidateProcessLog(
+  p: CandidateLog,
+  slot: number,
+  task: LeaderTask = 'dispatch-jobs',
+): ProcessLog {
+  return {
+    instance: `${p.identity}#${slot + 1}`,
+    identity: p.identity,
+    slot,
+    events: p.events.map((e) => demoEvent(e, task)).filter((e): e is DemoEvent => e !== undefined),
+    spawnedAt: Date.parse(p.events[0]?.time ?? new Date(0).toISOString()),
+  };
+}
+
+/**
  * The chaos checker's input for a run of candidate processes, with the runs of a scheduled
  * job (catch-up `'all'`) if given. Gaps are judged against `boundMs` per fault; the harness
  * probes nothing, so the probe rules judge nothing.
@@ -78,18 +96,7 @@ export function candidateRunInput(options: {
   scheduledJob?: { task: LeaderTask; periodMs: number; horizonMs: number };
 }): ChaosInput {
   const task = options.scheduledJob?.task ?? 'dispatch-jobs';
-  const processes: ProcessLog[] = options.processes.map((p, slot) => {
-    const events = p.events
-      .map((e) => demoEvent(e, task))
-      .filter((e): e is DemoEvent => e !== undefined);
-    return {
-      instance: `${p.identity}#${slot + 1}`,
-      identity: p.identity,
-      slot,
-      events,
-      spawnedAt: Date.parse(p.events[0]?.time ?? new Date(0).toISOString()),
-    };
-  });
+  const processes = options.processes.map((p, slot) => candidateProcessLog(p, slot, task));
   const faults: FaultRecord[] = options.faults.map((f, i) => ({
     round: i + 1,
     kind: f.kind,

@@ -11,6 +11,7 @@ import {
   gapBoundMs,
 } from './fault-kinds.js';
 import type {
+  ChaosFaultKind,
   ChaosVerdict,
   FaultRecord,
   SlotFigures,
@@ -52,11 +53,13 @@ export interface ChaosReport {
   /** Setup time by step (toxiproxy build/start, control plane, RBAC, links), ms. */
   setupMs: Record<string, number>;
   toxiproxyVersion: string;
+  /** What ran, for the picture's subtitle (default: the process tier's replicas and toxiproxy). */
+  setting?: string;
   transitions: number;
   terms: number;
   processes: number;
   probes: number;
-  byFault: Partial<Record<FaultKind | 'startup', FaultKindSummary>>;
+  byFault: Partial<Record<ChaosFaultKind | 'startup', FaultKindSummary>>;
   violations: Violation[];
   /** The demo's `dispatch-jobs` slots (catch-up `'all'`): due, late, begun twice, excused, lost. */
   slots?: SlotFigures;
@@ -104,20 +107,37 @@ export interface ReportInput {
   shard?: ChaosVerdict;
   processes: number;
   probes: number;
+  /** What ran, for the picture's subtitle. */
+  setting?: string;
+  /** The fault catalogue the run drew from; default the process-level one ({@link FAULT_SPECS}). */
+  catalogue?: FaultCatalogue;
+}
+
+/** A tier's fault kinds, what each does and its gap bound (ms) under the run's timings. */
+export interface FaultCatalogue {
+  kinds: readonly ChaosFaultKind[];
+  describe(kind: ChaosFaultKind): { action: string; boundFormula: string; reasoning: string };
+  boundMs(kind: ChaosFaultKind | 'startup'): number;
+}
+
+function processCatalogue(timings: ChaosTimings, allowances: BoundAllowances): FaultCatalogue {
+  return {
+    kinds: FAULT_KINDS,
+    describe: (kind) => FAULT_SPECS[kind as FaultKind],
+    boundMs: (kind) => gapBoundMs(kind as FaultKind | 'startup', timings, allowances),
+  };
 }
 
 export function buildChaosReport(input: ReportInput): ChaosReport {
   const { verdict, faults, timings, allowances } = input;
+  const catalogue = input.catalogue ?? processCatalogue(timings, allowances);
   const byFault: ChaosReport['byFault'] = {};
-  for (const kind of [...FAULT_KINDS, 'startup'] as const) {
+  for (const kind of [...catalogue.kinds, 'startup'] as const) {
     const ofKind = faults.filter((f) => f.kind === kind);
     const transitions = verdict.transitions.filter((t) => t.cause === kind && t.from);
     if (ofKind.length === 0 && transitions.length === 0) continue;
-    const spec = kind === 'startup' ? undefined : FAULT_SPECS[kind];
-    const boundMs = Math.max(
-      gapBoundMs(kind, timings, allowances),
-      ...ofKind.map((f) => f.boundMs),
-    );
+    const spec = kind === 'startup' ? undefined : catalogue.describe(kind);
+    const boundMs = Math.max(catalogue.boundMs(kind), ...ofKind.map((f) => f.boundMs));
     byFault[kind] = {
       faults: ofKind.length,
       transitions: transitions.length,
@@ -139,6 +159,7 @@ export function buildChaosReport(input: ReportInput): ChaosReport {
     allowances,
     setupMs: input.setupMs,
     toxiproxyVersion: input.toxiproxyVersion,
+    ...(input.setting && { setting: input.setting }),
     transitions: verdict.transitions.filter((t) => t.from).length,
     terms: verdict.terms.length,
     processes: input.processes,

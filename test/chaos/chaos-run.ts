@@ -341,7 +341,7 @@ const NAMED_ELECTION_CHECKS: readonly ViolationKind[] = [
  * get the largest bound of the rounds they overlap, plus its coarser work log (a reconcile a
  * second instead of a heartbeat). Its violations join the run's, named after the election.
  */
-function judgeRun(
+export function judgeRun(
   input: ChaosInput,
   timings: ChaosTimings,
 ): { verdict: ChaosVerdict; shard: ChaosVerdict } {
@@ -362,7 +362,8 @@ function judgeRun(
 /** File (in the output directory) holding the checker's input, gzipped JSON. */
 export const RUN_DATA_FILE = 'chaos-run-data.json.gz';
 
-async function writeOutputs(
+/** Writes the report (chaos-report.json) and its picture (chaos-timeline.svg) into `outDir`. */
+export async function writeOutputs(
   outDir: string,
   report: ChaosReport,
   verdict: ChaosVerdict,

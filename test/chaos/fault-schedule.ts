@@ -24,11 +24,11 @@ export function randomSeed(): number {
 }
 
 /** Yields fault kinds forever: bag after bag, each a seeded shuffle of `kinds`. */
-export class FaultSchedule {
+export class FaultSchedule<K extends string = FaultKind> {
   private readonly random: () => number;
-  private bag: FaultKind[] = [];
+  private bag: K[] = [];
 
-  private readonly bagContents: readonly FaultKind[];
+  private readonly bagContents: readonly K[];
 
   /**
    * @param seed - uint32; the same seed gives the same sequence (and the same target choices)
@@ -37,18 +37,16 @@ export class FaultSchedule {
    */
   constructor(
     readonly seed: number,
-    kinds: readonly FaultKind[] = FAULT_KINDS,
-    extras: Partial<Record<FaultKind, number>> = BAG_EXTRAS,
+    kinds: readonly K[] = FAULT_KINDS as readonly string[] as readonly K[],
+    extras: Partial<Record<K, number>> = BAG_EXTRAS as Partial<Record<K, number>>,
   ) {
     if (kinds.length === 0) throw new Error('the fault schedule needs at least one fault kind');
     this.random = seededRandom(seed);
-    this.bagContents = kinds.flatMap((kind) =>
-      Array<FaultKind>(1 + (extras[kind] ?? 0)).fill(kind),
-    );
+    this.bagContents = kinds.flatMap((kind) => Array<K>(1 + (extras[kind] ?? 0)).fill(kind));
   }
 
   /** The next fault kind. */
-  next(): FaultKind {
+  next(): K {
     if (this.bag.length === 0) {
       this.bag = [...this.bagContents];
       for (let i = this.bag.length - 1; i > 0; i--) {

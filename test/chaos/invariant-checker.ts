@@ -11,6 +11,10 @@
 import type { DemoEvent, LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
 import { type FaultKind, LEASE_DELETED_AT } from './fault-kinds.js';
+import type { PodFaultKind } from './pod-fault-kinds.js';
+
+/** A fault of either tier: a process-level fault (`pnpm chaos`) or a pod-level one (`--cluster`). */
+export type ChaosFaultKind = FaultKind | PodFaultKind;
 
 /** One replica process's log and fate. Times are wall-clock ms (`Date.now()` scale). */
 export interface ProcessLog {
@@ -41,7 +45,7 @@ export interface ProcessExit {
 /** One fault as the harness applied it. */
 export interface FaultRecord {
   round: number;
-  kind: FaultKind;
+  kind: ChaosFaultKind;
   /** The process it targeted (the leader's instance), if any. */
   target?: string;
   startAt: number;
@@ -128,7 +132,7 @@ export interface TransitionRecord {
   gapMs: number;
   gapStartAt: number;
   /** The fault of the round in which the new term began, or 'startup'. */
-  cause: FaultKind | 'startup';
+  cause: ChaosFaultKind | 'startup';
   round: number;
   boundMs: number;
 }
@@ -182,6 +186,12 @@ export interface SlotFigures {
  * relabels the Lease: its writes keep the annotation that holds the ledger).
  */
 const LEDGER_LOSING_FAULT: FaultKind = 'lease-deleted';
+
+/** Faults that must not move the leader, and how a transition during one is described. */
+const KEEPS_LEADER: Partial<Record<ChaosFaultKind, string>> = {
+  'latency-near': 'under latency the elector should tolerate',
+  'scale-unstarted': 'while pods that never started were scaled away',
+};
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -407,22 +417,18 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
           `over the ${Math.round(boundMs)} ms bound of ${transition.cause}`,
       });
     }
-    // Latency near the limit must not move the leader: a new term that began under it counts,
-    // unless the old term had stopped working before the round began — then an earlier fault
-    // ended it (the demo's second election, whose failovers are not waited for between rounds,
-    // can finish one inside the next round).
+    // Latency near the limit, or a scale-down of pods that never started, must not move the
+    // leader: a new term that began under it counts, unless the old term had stopped working
+    // before the round began — then an earlier fault ended it (the demo's second election,
+    // whose failovers are not waited for between rounds, can finish one inside the next round).
     const during = roundAt(faults, term.start);
-    if (
-      during?.kind === 'latency-near' &&
-      previous &&
-      term.start <= during.endAt &&
-      gapStartAt >= during.startAt
-    ) {
+    const keeps = during && KEEPS_LEADER[during.kind];
+    if (keeps && previous && term.start <= during.endAt && gapStartAt >= during.startAt) {
       violations.push({
         kind: 'unexpected-transition',
         at: term.start,
         round: during.round,
-        message: `leadership moved to ${label(term)} under latency the elector should tolerate`,
+        message: `leadership moved to ${label(term)} ${keeps}`,
       });
     }
     coveredUntil = Math.max(coveredUntil ?? -Infinity, term.end);

@@ -1,5 +1,6 @@
 /**
- * `pnpm chaos [--transitions N] [--seed S] …`: the chaos harness from the command line. Prints
+ * `pnpm chaos [--transitions N] [--seed S] …` (processes) or `pnpm chaos --cluster [--faults N]
+ * …` (the demo's pods on the node cluster): the chaos harness from the command line. Prints
  * progress, then the per-fault summary and every violation; exits 1 on any violation.
  */
 import { mkdirSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { CHAOS_TIMINGS, recheckChaosRun, runChaos } from './chaos-run.js';
 import { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
 import { randomSeed } from './fault-schedule.js';
 import { formatSummary } from './chaos-summary.js';
+import { POD_FAULT_KINDS, type PodFaultKind } from './pod-fault-kinds.js';
+import { recheckPodChaos, runPodChaos } from './pod-chaos-run.js';
 
 const USAGE = `Usage: pnpm chaos [options]
 
@@ -17,7 +20,17 @@ Runs demo replicas on a real kube-apiserver, each through its own toxiproxy link
 a seeded random schedule of faults to the leader until N leadership transitions happened;
 checks the work logs for overlapping terms and the gaps against each fault's bound.
 
+With --cluster, runs the demo's pods instead (apps/demo/deploy as shipped) on the node cluster
+of scripts/cluster.sh (only one may run on a machine: wrap the command in
+\`flock /tmp/nest-leader-cluster.lock …\`) and applies pod-level faults to the leader pod until N
+faults were applied; the pods' own log lines are judged by the same checker.
+
 Options:
+  --cluster           pods on the node cluster, pod-level faults (${POD_FAULT_KINDS.join(', ')})
+  --faults N          with --cluster: stop after N faults (default 300)
+  --unsafe-intruder   with --cluster: end with the positive control (the unsafe candidate
+                      joins the pods' Lease, is paused past the lease and woken): the
+                      checker must report its overlapping term
   --transitions N     stop after N transitions (default 1000)
   --seed S            schedule seed, uint32 (default: random, printed)
   --replicas N        demo replicas, 3–5 (default 5)
@@ -27,6 +40,7 @@ Options:
   --kinds a,b,…       only these fault kinds (default all: ${FAULT_KINDS.join(', ')})
   --out DIR           report, picture and logs (default .chaos/runs/<time>-<seed>)
   --recheck DIR       judge a finished run again from its saved data and redraw its picture
+                      (a pod run: with --cluster)
   -h, --help          this help
 
 Writes <out>/chaos-report.json and <out>/chaos-timeline.svg. Ctrl-C stops after the current
@@ -46,6 +60,9 @@ async function main(): Promise<number> {
       strict: true,
       options: {
         transitions: { type: 'string' },
+        cluster: { type: 'boolean', default: false },
+        faults: { type: 'string' },
+        'unsafe-intruder': { type: 'boolean', default: false },
         seed: { type: 'string' },
         replicas: { type: 'string' },
         'max-minutes': { type: 'string' },
@@ -78,7 +95,9 @@ async function main(): Promise<number> {
     return value;
   };
   if (values.recheck !== undefined) {
-    const result = await recheckChaosRun(values.recheck);
+    const result = values.cluster
+      ? await recheckPodChaos(values.recheck)
+      : await recheckChaosRun(values.recheck);
     process.stdout.write(`${formatSummary(result.report)}\n`);
     return result.report.violations.length === 0 ? 0 : 1;
   }
@@ -93,10 +112,14 @@ async function main(): Promise<number> {
     100_000,
   );
   const maxMinutes = whole('--max-minutes', values['max-minutes'], 60, 1, 24 * 60);
-  let kinds: FaultKind[] | undefined;
+  if (!values.cluster && values.faults !== undefined) fail('--faults needs --cluster');
+  if (values.cluster && values.transitions !== undefined)
+    fail('--transitions is not for --cluster: use --faults');
+  const knownKinds: readonly string[] = values.cluster ? POD_FAULT_KINDS : FAULT_KINDS;
+  let kinds: string[] | undefined;
   if (values.kinds !== undefined) {
-    kinds = values.kinds.split(',').map((k) => k.trim()) as FaultKind[];
-    const unknown = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
+    kinds = values.kinds.split(',').map((k) => k.trim());
+    const unknown = kinds.filter((k) => !knownKinds.includes(k));
     if (unknown.length > 0) fail(`--kinds: unknown fault kind(s) ${unknown.join(', ')}`);
   }
   const outDir =
@@ -114,19 +137,33 @@ async function main(): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const result = await runChaos({
-    signal: stop.signal,
-    transitions,
-    everyKindAtLeast,
-    seed,
-    replicas,
-    timings: CHAOS_TIMINGS,
-    maxDurationMs: maxMinutes * 60_000,
-    kinds,
-    outDir,
-    command: `pnpm chaos ${process.argv.slice(2).join(' ')}`.trim(),
-    progress: (line) => process.stdout.write(`${line}\n`),
-  });
+  const command = `pnpm chaos ${process.argv.slice(2).join(' ')}`.trim();
+  const progress = (line: string) => process.stdout.write(`${line}\n`);
+  const result = values.cluster
+    ? await runPodChaos({
+        signal: stop.signal,
+        faults: whole('--faults', values.faults, 300, 1, 100_000),
+        seed,
+        kinds: kinds as PodFaultKind[] | undefined,
+        unsafeIntruder: values['unsafe-intruder'],
+        maxDurationMs: maxMinutes * 60_000,
+        outDir,
+        command,
+        progress,
+      })
+    : await runChaos({
+        signal: stop.signal,
+        transitions,
+        everyKindAtLeast,
+        seed,
+        replicas,
+        timings: CHAOS_TIMINGS,
+        maxDurationMs: maxMinutes * 60_000,
+        kinds: kinds as FaultKind[] | undefined,
+        outDir,
+        command,
+        progress,
+      });
   process.stdout.write(`\n${formatSummary(result.report)}\n`);
   process.stdout.write(
     `report:  ${relative(process.cwd(), result.reportPath)}\npicture: ${relative(process.cwd(), result.svgPath)}\n`,

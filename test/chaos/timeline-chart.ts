@@ -9,6 +9,7 @@ import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
 import type { ChaosReport } from './chaos-report.js';
 import { FAULT_KINDS } from './fault-kinds.js';
+import { POD_FAULT_KINDS } from './pod-fault-kinds.js';
 import type { TermRecord } from './invariant-checker.js';
 
 const FAULTS_ROW = 'faults';
@@ -107,7 +108,10 @@ export function timelineSpec(
               field: 'kind',
               type: 'nominal' as const,
               title: 'fault',
-              scale: { scheme: 'tableau20', domain: [...FAULT_KINDS] },
+              scale: {
+                scheme: 'tableau20',
+                domain: [...FAULT_KINDS, ...POD_FAULT_KINDS, 'unsafe-intruder'],
+              },
               legend: legends
                 ? { columns: 3, labelFontSize: 12, titleFontSize: 13, labelLimit: 200 }
                 : null,
@@ -186,7 +190,7 @@ export function timelineSpec(
     padding: 16,
     title: {
       text: `nest-leader chaos run — seed ${report.seed}: ${report.transitions} transitions, ${report.faults.length} faults, ${v} violation${v === 1 ? '' : 's'}`,
-      subtitle: `${report.replicas} demo replicas on a real kube-apiserver through toxiproxy · leaseDuration ${report.timings.leaseDurationMs / 1000} s, renewDeadline ${report.timings.renewDeadlineMs / 1000} s, retryPeriod ${report.timings.retryPeriodMs / 1000} s · ${Math.round(durationS / 60)} min`,
+      subtitle: `${report.setting ?? `${report.replicas} demo replicas on a real kube-apiserver through toxiproxy`} · leaseDuration ${report.timings.leaseDurationMs / 1000} s, renewDeadline ${report.timings.renewDeadlineMs / 1000} s, retryPeriod ${report.timings.retryPeriodMs / 1000} s · ${Math.round(durationS / 60)} min`,
       fontSize: 18,
       subtitleFontSize: 13,
       anchor: 'start',

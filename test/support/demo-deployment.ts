@@ -3,6 +3,9 @@
  * it: its pods, its Lease, whether a rollout is done, and a rollout measured from the Lease
  * (holders, leaseTransitions, leaderless time). Reads go through `kubectl … -o json`.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Deployment, V1Lease, V1PodList } from '@kubernetes/client-node';
 import type { NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
@@ -101,6 +104,35 @@ export class DemoDeployment {
   /** Pods that are not terminating. */
   async livePods(): Promise<PodView[]> {
     return (await this.pods()).filter((p) => !p.terminating);
+  }
+
+  /**
+   * Evicts `pod` through the Eviction API (policy/v1), as a node drain does: subject to the
+   * PodDisruptionBudget, then a graceful deletion.
+   * @throws Error (kubectl's output) when the API refuses it, e.g. 429 under the budget.
+   */
+  async evict(pod: string): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), 'eviction-'));
+    try {
+      const file = join(dir, 'eviction.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'policy/v1',
+          kind: 'Eviction',
+          metadata: { name: pod, namespace: this.namespace },
+        }),
+      );
+      await this.cluster.kubectl(
+        'create',
+        '--raw',
+        `/api/v1/namespaces/${this.namespace}/pods/${pod}/eviction`,
+        '-f',
+        file,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   async leaseSpec(): Promise<LeaseView> {

@@ -1,0 +1,193 @@
+/**
+ * Applies one pod-level fault of `pnpm chaos --cluster` ({@link POD_FAULT_SPECS}) to the demo's
+ * pods on the node cluster: through kubectl (deletions, evictions) and containerd (kills), as
+ * a cluster's own controllers and a node's runtime would.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Lease } from '@kubernetes/client-node';
+import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates, preferredCandidate } from 'nest-leader';
+import { killContainer, setContainerFrozen, setEgressDrop } from '../support/containerd.js';
+import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
+import { eventually } from '../support/eventually.js';
+import type { PodFaultKind } from './pod-fault-kinds.js';
+
+/** The candidate a stop of `leader` would hand to, by the advertisements on the Lease. */
+async function preferredFollower(
+  demo: DemoDeployment,
+  leader: string,
+): Promise<string | undefined> {
+  const lease = await demo.cluster.getJson<V1Lease>(
+    'get',
+    'lease',
+    demo.namespace,
+    '-n',
+    demo.namespace,
+  );
+  const candidates = parseAdvertisedCandidates(
+    lease.metadata?.annotations?.[CANDIDATES_ANNOTATION],
+  );
+  return preferredCandidate(candidates, leader)?.identity;
+}
+
+/** What applying a fault did, beyond the leader it targeted. */
+export interface AppliedPodFault {
+  /** The follower killed and force-deleted (`ghost-then-delete`). */
+  ghost?: string;
+  /** Things that went wrong applying it (become `round-problem` violations). */
+  notes: string[];
+}
+
+/** How long a ghost's replacement pod may take to run before the leader is deleted anyway, ms. */
+const REPLACEMENT_TIMEOUT_MS = 120_000;
+
+/** What a fault needs besides its kind. */
+export interface PodFaultContext {
+  demo: DemoDeployment;
+  /** A live pod holding the Lease, working in term `token`. */
+  leader: PodView;
+  token: number;
+  /** Chooses among followers (seeded, so a seed replays the same choices): [0, 1). */
+  pick: () => number;
+  /** How long to watch for a transition after a fault that must not cause one, ms. */
+  watchMs: number;
+  /** How long a frozen container stays frozen, and a partition at least, ms. */
+  pastLeaseMs: number;
+  /** Resolves once a pod works in a term after `token`; rejects after the round's timeout. */
+  nextTerm: (token: number) => Promise<unknown>;
+}
+
+/** Applies `kind` to the context's leader pod. */
+export async function applyPodFault(
+  kind: PodFaultKind,
+  context: PodFaultContext,
+): Promise<AppliedPodFault> {
+  const { demo, leader, token, pick, watchMs, pastLeaseMs: frozenMs } = context;
+  const notes: string[] = [];
+  const { cluster, namespace } = demo;
+  const deleteGracefully = (pod: string) =>
+    cluster.kubectl('delete', 'pod', pod, '-n', namespace, '--wait=false');
+  switch (kind) {
+    case 'pod-delete':
+      await deleteGracefully(leader.name);
+      return { notes };
+    case 'pod-evict':
+      await demo.evict(leader.name);
+      return { notes };
+    case 'container-kill':
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      await killContainer(cluster, leader.containerId);
+      return { notes };
+    case 'ghost-then-delete': {
+      const followers = (await demo.livePods()).filter(
+        (p) => p.name !== leader.name && p.running && p.containerId,
+      );
+      if (followers.length === 0) {
+        notes.push('no running follower to turn into a ghost');
+        await deleteGracefully(leader.name);
+        return { notes };
+      }
+      // The ghost is the follower the leader would hand to (the library's preference over the
+      // advertisements on the Lease: the mess at its worst); the seeded pick when none is.
+      const preferred = await preferredFollower(demo, leader.name);
+      const ghost =
+        followers.find((p) => p.name === preferred) ??
+        followers[Math.floor(pick() * followers.length)]!;
+      // Pods there before the kill: the ReplicaSet's replacement is the pod not among them.
+      const before = new Set((await demo.pods()).map((p) => p.name));
+      // No stop path: the container dies at once, then the pod object goes without waiting for
+      // the kubelet, so nothing withdraws its advertisement from the Lease.
+      await killContainer(cluster, ghost.containerId!);
+      await cluster.kubectl(
+        'delete',
+        'pod',
+        ghost.name,
+        '-n',
+        namespace,
+        '--grace-period=0',
+        '--force',
+      );
+      await eventually(
+        async () => {
+          const fresh = (await demo.livePods()).filter((p) => !before.has(p.name) && p.running);
+          assert.ok(fresh.length > 0, `a replacement for ${ghost.name} runs`);
+        },
+        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 500 },
+      ).catch(() =>
+        notes.push(
+          `no replacement for ${ghost.name} ran within ${REPLACEMENT_TIMEOUT_MS / 1000} s`,
+        ),
+      );
+      await deleteGracefully(leader.name);
+      return { ghost: ghost.name, notes };
+    }
+    case 'container-freeze': {
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      setContainerFrozen(leader.containerId, true);
+      try {
+        await sleep(frozenMs);
+      } finally {
+        setContainerFrozen(leader.containerId, false);
+      }
+      return { notes };
+    }
+    case 'partition': {
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      const apiServer = (
+        await cluster.kubectl(
+          'get',
+          'service',
+          'kubernetes',
+          '-n',
+          'default',
+          '-o',
+          'jsonpath={.spec.clusterIP}',
+        )
+      ).trim();
+      const startedAt = performance.now();
+      await setEgressDrop(cluster, leader.containerId, apiServer, true);
+      try {
+        await context
+          .nextTerm(token)
+          .catch(() => notes.push('no pod took over during the partition'));
+        await sleep(Math.max(250, frozenMs - (performance.now() - startedAt)));
+      } finally {
+        await setEgressDrop(cluster, leader.containerId, apiServer, false);
+      }
+      return { notes };
+    }
+    case 'unsafe-intruder':
+      throw new Error(
+        'unsafe-intruder is the positive control (pod-positive-control.ts), not a fault',
+      );
+    case 'scale-unstarted': {
+      const replicas = (await demo.deployment()).spec!.replicas!;
+      const scale = (n: number) =>
+        cluster.kubectl('scale', `deployment/${namespace}`, '-n', namespace, `--replicas=${n}`);
+      const before = new Set((await demo.pods()).map((p) => p.name));
+      await scale(replicas + 2);
+      await eventually(
+        async () => {
+          const fresh = (await demo.pods()).filter((p) => !before.has(p.name));
+          assert.equal(fresh.length, 2, 'the two new pods exist');
+          return fresh;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      ).then(
+        (fresh) => {
+          const started = fresh.filter((p) => p.running);
+          if (started.length > 0)
+            notes.push(`scaled down after ${started.map((p) => p.name).join(', ')} started`);
+        },
+        () => notes.push('the two new pods did not appear within 30 s'),
+      );
+      await scale(replicas);
+      await eventually(async () => assert.equal((await demo.pods()).length, replicas), {
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      }).catch(() => notes.push(`not back to ${replicas} pods within 120 s`));
+      await sleep(watchMs);
+      return { notes };
+    }
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The pod-level fault catalogue of `pnpm chaos --cluster`: what each fault does to the demo's
+ * pods on the node cluster, and — in one table — the longest leaderless gap it may cause,
+ * derived from the election timings of the shipped manifests (apps/demo/deploy). Pure data and
+ * arithmetic, plus reading the manifests' timings.
+ */
+import {
+  ACQUIRE_JITTER,
+  DEFAULT_LEASE_DURATION_SECONDS,
+  DEFAULT_RENEW_DEADLINE_SECONDS,
+  DEFAULT_RETRY_PERIOD_SECONDS,
+} from 'nest-leader';
+import { loadDemoManifests } from '@nest-leader/demo/launcher/demo-manifests';
+import { DRAIN_MS } from './fault-kinds.js';
+
+/** Every pod-level fault the schedule draws from. */
+export const POD_FAULT_KINDS = [
+  'pod-delete',
+  'pod-evict',
+  'container-kill',
+  'ghost-then-delete',
+  'scale-unstarted',
+  'container-freeze',
+  'partition',
+] as const;
+
+/**
+ * A pod fault kind, or the positive control's round: the deliberately unsafe candidate
+ * (test/support/unsafe-candidate.ts) joins the pods' Lease, is SIGSTOPped until a pod took
+ * over, and woken (never drawn by the schedule; `--unsafe-intruder` adds it at the end).
+ */
+export type PodFaultKind = (typeof POD_FAULT_KINDS)[number] | 'unsafe-intruder';
+
+/** The pods' election timings and the period of their own leader-only work, ms. */
+export interface PodChaosTimings {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /**
+   * The longest time between two work lines of a live term: the shipped pods log no heartbeat,
+   * only their cron job (`dispatch-jobs`, DISPATCH_CRON: every 2 s).
+   */
+  workPeriodMs: number;
+}
+
+/** The demo's `dispatch-jobs` period (DISPATCH_CRON `*\/2 * * * * *`), ms. */
+export const POD_WORK_PERIOD_MS = 2000;
+
+/**
+ * Scheduling slack in every bound, ms: a pod woken late on the loaded 2-core node, the
+ * handoff's or acquisition's request, Nest dispatching the event (the cluster tier's 3 s).
+ */
+export const POD_SLACK_MS = 3000;
+
+/**
+ * The timings the shipped Deployment gives its pods: its `LEASE_DURATION_SECONDS`,
+ * `RENEW_DEADLINE_SECONDS` and `RETRY_PERIOD_SECONDS` env values, else the library's defaults
+ * (what the manifests rely on today: 15 s, 10 s, 2 s).
+ * @throws Error if the manifests hold no Deployment with a container.
+ */
+export function manifestTimings(): PodChaosTimings {
+  const [deployment] = loadDemoManifests({ kinds: ['Deployment'] }) as {
+    spec?: {
+      template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } };
+    };
+  }[];
+  const env = deployment?.spec?.template?.spec?.containers?.[0]?.env;
+  if (!env) throw new Error('apps/demo/deploy has no Deployment with a container');
+  const seconds = (name: string, fallback: number) => {
+    const value = env.find((e) => e.name === name)?.value;
+    return (value === undefined ? fallback : Number(value)) * 1000;
+  };
+  return {
+    leaseDurationMs: seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_DURATION_SECONDS),
+    renewDeadlineMs: seconds('RENEW_DEADLINE_SECONDS', DEFAULT_RENEW_DEADLINE_SECONDS),
+    retryPeriodMs: seconds('RETRY_PERIOD_SECONDS', DEFAULT_RETRY_PERIOD_SECONDS),
+    workPeriodMs: POD_WORK_PERIOD_MS,
+  };
+}
+
+/** One pod fault kind: what the harness does, whether it ends the term, its bound and why. */
+export interface PodFaultSpec {
+  kind: PodFaultKind;
+  action: string;
+  endsTerm: boolean;
+  /** Over L, D, R (timings), J = 1 + ACQUIRE_JITTER, W (work period), drain, S (slack). */
+  boundFormula: string;
+  reasoning: string;
+  /** The bound, ms. */
+  boundMs: (t: PodChaosTimings) => number;
+}
+
+const J = 1 + ACQUIRE_JITTER;
+/** One handoff: the old term's last work line (≤ W before its end), drain, a follower's next attempt. */
+const handoffMs = (t: PodChaosTimings) =>
+  t.workPeriodMs + DRAIN_MS + J * t.retryPeriodMs + POD_SLACK_MS;
+/** A crash: the followers wait out leaseDuration from their last sighting (≤ J·R after the last renewal). */
+const crashMs = (t: PodChaosTimings) =>
+  t.leaseDurationMs + J * t.retryPeriodMs + t.workPeriodMs + POD_SLACK_MS;
+
+/**
+ * THE table of pod faults and their gap bounds. A gap runs from the last leader-work line of
+ * one term to the `leadership-acquired` line of the next (the checker's definition). A leader
+ * stopped gracefully leads on while it waits for a peer (its work running), so the wait is not
+ * leaderless time: only the handoff itself is.
+ */
+export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
+  'pod-delete': {
+    kind: 'pod-delete',
+    action: 'kubectl delete pod <leader> (graceful: SIGTERM, terminationGracePeriodSeconds 60)',
+    endsTerm: true,
+    boundFormula: 'W + drain + J·R + S',
+    reasoning:
+      'the leader drains and hands the Lease to an advertised live peer (or releases it): one handoff, never a lease',
+    boundMs: handoffMs,
+  },
+  'pod-evict': {
+    kind: 'pod-evict',
+    action: 'evict the leader pod (policy/v1 Eviction, under the shipped PodDisruptionBudget)',
+    endsTerm: true,
+    boundFormula: 'W + drain + J·R + S',
+    reasoning: 'an eviction is a graceful deletion: one handoff',
+    boundMs: handoffMs,
+  },
+  'container-kill': {
+    kind: 'container-kill',
+    action:
+      "SIGKILL the leader's container through containerd (ctr task kill); the kubelet restarts it",
+    endsTerm: true,
+    boundFormula: 'L + J·R + W + S',
+    reasoning:
+      'no release: a follower takes over leaseDuration after it last saw the record change, at most J·R after the last renewal',
+    boundMs: crashMs,
+  },
+  'ghost-then-delete': {
+    kind: 'ghost-then-delete',
+    action:
+      'SIGKILL the follower the leader would hand to (the preferred advertisement on the Lease) through containerd and force-delete its pod (--grace-period=0 --force: no stop path, its advertisement stays on the Lease); once its replacement runs, kubectl delete pod <leader>',
+    endsTerm: true,
+    boundFormula: 'W + drain + J·R + S',
+    reasoning:
+      'a stale advertisement must not cost a lease: the graceful deletion is still one handoff (handing to the dead pod would wait out leaseDuration)',
+    boundMs: handoffMs,
+  },
+  'scale-unstarted': {
+    kind: 'scale-unstarted',
+    action:
+      'kubectl scale the Deployment up by 2 and, once the new pods exist (not yet started), back down; then watch for leaseDuration',
+    endsTerm: false,
+    boundFormula: 'L + J·R + W + S (no transition expected)',
+    reasoning:
+      'the ReplicaSet removes the pods that never started (not Ready, newest first); the leader is not touched: any transition is a violation',
+    boundMs: crashMs,
+  },
+  'container-freeze': {
+    kind: 'container-freeze',
+    action:
+      "freeze the leader's container (cgroup v1 freezer FROZEN) for L + 2·R, then THAWED (shorter than the liveness probe's 30 s budget: the kubelet does not restart it)",
+    endsTerm: true,
+    boundFormula: 'L + J·R + W + S',
+    reasoning:
+      'as a crash: renewals stop with the frozen process; once thawed, the old leader must not work in its ended term',
+    boundMs: crashMs,
+  },
+  partition: {
+    kind: 'partition',
+    action:
+      "drop the leader pod's packets to the API server (iptables in the pod's network namespace, OUTPUT to the kubernetes Service IP) until a pod took over (+ 0.25 s; at least L), then heal",
+    endsTerm: true,
+    boundFormula: 'L − D + J·R + W + S',
+    reasoning:
+      'the leader works until renewDeadline after its last renewal; followers take over leaseDuration after seeing it',
+    boundMs: (t) =>
+      t.leaseDurationMs - t.renewDeadlineMs + J * t.retryPeriodMs + t.workPeriodMs + POD_SLACK_MS,
+  },
+  'unsafe-intruder': {
+    kind: 'unsafe-intruder',
+    action:
+      "positive control: the unsafe candidate (expiry by the remote renewTime on a wall clock 2 L ahead, never steps down) takes the pods' Lease, is SIGSTOPped until a pod leads again, then SIGCONTed",
+    endsTerm: true,
+    boundFormula: 'L + J·R + W + S',
+    reasoning:
+      'the checker must report the unsafe candidate working beside the pod that took over (overlapping terms)',
+    boundMs: crashMs,
+  },
+};
+
+/** The bound of gaps before the first fault (the first election): a crash's. */
+export const podStartupBoundMs = crashMs;
