@@ -193,3 +193,14 @@ export function acceptsThenDies(
   })();
   return () => stopped.abort();
 }
+
+/** `old-1` (template `aaa`) leads and `old-2` (`aaa`) follows, alive: no newer template yet. */
+export async function oldTemplateOnly(w: { lock: MemoryLock; clock: ManualClock }) {
+  const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
+  leader.elector.start();
+  await w.clock.advance(s(1));
+  const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
+  oldPeer.elector.start();
+  await w.clock.advance(s(1));
+  return { leader, oldPeer };
+}

@@ -9,7 +9,7 @@ import {
   type VersionedLeaseRecord,
 } from 'nest-leader';
 import type { ManualClock, MemoryLock } from 'nest-leader/testing';
-import { candidate, s, settle, world } from './elector.fixture.js';
+import { candidate, oldTemplateOnly, s, settle, world } from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;
 
@@ -62,21 +62,10 @@ async function watchHandover(
   return { leadersSeen, leaderlessMs };
 }
 
-/** `old-1` (template `aaa`) leads; `old-2` (`aaa`) follows and is alive. */
-async function leaderAndLivePeer(w: World) {
-  const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
-  leader.elector.start();
-  await w.clock.advance(s(1));
-  const peer = candidate('old-2', w, { podTemplateHash: 'aaa' });
-  peer.elector.start();
-  await w.clock.advance(s(1));
-  return { leader, peer };
-}
-
 describe('LeaderElector: a dead candidate’s advertisement never costs a lease (ghosts)', () => {
   test('one ghost: the stop offers it the Lease, leading on; unanswered within one window it is removed, and the live peer gets it', async () => {
     const w = world();
-    const { leader, peer } = await leaderAndLivePeer(w);
+    const { leader, oldPeer: peer } = await oldTemplateOnly(w);
     addGhosts(w, [{ identity: 'ghost-1', hash: 'aaa' }]); // preferred: it started earliest
 
     const startedMs = w.clock.nowMs();
@@ -105,7 +94,7 @@ describe('LeaderElector: a dead candidate’s advertisement never costs a lease 
 
   test('three ghosts: each costs at most one offer window of shutdown time, the leader leads meanwhile, then the live peer gets it', async () => {
     const w = world();
-    const { leader, peer } = await leaderAndLivePeer(w);
+    const { leader, oldPeer: peer } = await oldTemplateOnly(w);
     addGhosts(w, [
       { identity: 'ghost-1', hash: 'aaa' },
       { identity: 'ghost-2', hash: 'aaa' },
@@ -181,7 +170,7 @@ describe('LeaderElector: a dead candidate’s advertisement never costs a lease 
 
   test('transferLeadership(to) to a candidate that is gone: LeadershipTransferError not-accepted after one window, the term goes on', async () => {
     const w = world();
-    const { leader, peer } = await leaderAndLivePeer(w);
+    const { leader, oldPeer: peer } = await oldTemplateOnly(w);
     addGhosts(w, [{ identity: 'ghost-1', hash: 'aaa' }]);
     const startedMs = w.clock.nowMs();
 
@@ -311,7 +300,7 @@ describe('LeaderElector: a dead candidate’s advertisement never costs a lease 
 
   test('steady state costs nothing: with ghosts advertised and nobody stopping, the only writes are renewals', async () => {
     const w = world();
-    const { leader, peer } = await leaderAndLivePeer(w);
+    const { leader, oldPeer: peer } = await oldTemplateOnly(w);
     addGhosts(w, [{ identity: 'ghost-1', hash: 'aaa' }]);
     await w.clock.advance(s(4));
     const before = w.lock.writes.length;

@@ -7,7 +7,14 @@ import {
   LeadershipTransferError,
   type LeaderElectorOptions,
 } from 'nest-leader';
-import { acceptsThenDies, candidate, s, settle, world } from './elector.fixture.js';
+import {
+  acceptsThenDies,
+  candidate,
+  oldTemplateOnly,
+  s,
+  settle,
+  world,
+} from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;
 
@@ -26,17 +33,6 @@ async function rollout(w: World, overrides: Partial<LeaderElectorOptions> = {}) 
   newPod.elector.start();
   await w.clock.advance(s(1));
   return { leader, oldPeer, newPod, all: [leader, oldPeer, newPod].map((c) => c.elector) };
-}
-
-/** `old-1` (template `aaa`) leads and `old-2` (`aaa`) follows: no newer template yet. */
-async function oldTemplateOnly(w: World) {
-  const leader = candidate('old-1', w, { podTemplateHash: 'aaa' });
-  leader.elector.start();
-  await w.clock.advance(s(1));
-  const oldPeer = candidate('old-2', w, { podTemplateHash: 'aaa' });
-  oldPeer.elector.start();
-  await w.clock.advance(s(1));
-  return { leader, oldPeer };
 }
 
 /** `a` advertises itself and leads; `b`, which advertises nothing, follows. */
