@@ -39,6 +39,12 @@ export interface LeaseView {
   advertisedTemplates: string[];
 }
 
+/** One read of the Lease and then of the pods, as {@link DemoDeployment.watchLease} takes it. */
+export interface LeaseSample {
+  lease: LeaseView;
+  pods: PodView[];
+}
+
 /** What the Lease did from a rollout's start until it was done (see {@link DemoDeployment.watchLease}). */
 export interface LeaseWatchFigures {
   /** Holders in order, the first being the holder when the watch began. */
@@ -216,9 +222,15 @@ export class DemoDeployment {
 
   /**
    * Samples the Lease and the pods every 100 ms (plus the two kubectl calls' time) until
-   * `until` says stop while a live pod holds the Lease, or `timeoutMs` passed.
+   * `until` says stop on a sample in which a live pod holds the Lease, or `timeoutMs` passed.
+   * `until` judges that sample itself, never a later read of the Lease: the figures (holders,
+   * transitions) come from the samples, so a handover seen only by a later read would end the
+   * watch with figures that never saw it.
    */
-  async watchLease(until: () => Promise<boolean>, timeoutMs: number): Promise<LeaseWatchFigures> {
+  async watchLease(
+    until: (sample: LeaseSample) => Promise<boolean>,
+    timeoutMs: number,
+  ): Promise<LeaseWatchFigures> {
     const started = performance.now();
     let last = await this.leaseSpec();
     const holders = [last.holderIdentity];
@@ -231,7 +243,8 @@ export class DemoDeployment {
     while (performance.now() - started < timeoutMs) {
       const now = performance.now();
       const spec = await this.leaseSpec();
-      const holder = (await this.pods()).find((p) => p.name === spec.holderIdentity);
+      const pods = await this.pods();
+      const holder = pods.find((p) => p.name === spec.holderIdentity);
       samples += 1;
       maxSampleGapMs = Math.max(maxSampleGapMs, now - lastSampleAt);
       lastSampleAt = now;
@@ -247,7 +260,7 @@ export class DemoDeployment {
       if (spec.holderIdentity !== '' && spec.holderIdentity !== holders.at(-1))
         holders.push(spec.holderIdentity);
       last = spec;
-      if (!leaderless && (await until())) break;
+      if (!leaderless && (await until({ lease: spec, pods }))) break;
       await sleep(100);
     }
     return {
@@ -275,15 +288,14 @@ export class DemoDeployment {
       '-n',
       this.namespace,
     );
-    const figures = await this.watchLease(async () => {
-      const live = await this.livePods();
-      const { holderIdentity } = await this.leaseSpec();
+    const figures = await this.watchLease(async ({ lease, pods }) => {
+      const live = pods.filter((p) => !p.terminating);
       // A live pod holds the Lease: not a terminating old leader that still leads on while it
       // waits to hand over (with label routing every new pod is Ready before that handover).
       return (
-        (await this.rolloutDone()) &&
         live.every((p) => !oldPods.has(p.name)) &&
-        live.some((p) => p.ready && p.name === holderIdentity)
+        live.some((p) => p.ready && p.name === lease.holderIdentity) &&
+        (await this.rolloutDone())
       );
     }, progressDeadlineMs);
     return { ...figures, progressDeadlineMs };
