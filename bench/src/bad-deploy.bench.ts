@@ -4,21 +4,30 @@
  * leader-only readiness (`apps/demo/deploy`) and label routing (`apps/demo/deploy-label-routing`)
  * — given each bad template of `test/support/bad-deploy.ts` (an image that cannot be pulled,
  * pods that crash after they advertise, pods that never become healthy) `--rounds` times
- * (default 10): watched 30 s after its pods showed the failure, then `kubectl rollout undo`.
+ * (default 10): watched 30 s after its pods showed the failure, then `kubectl rollout undo`;
+ * after each variant's bad deploys, one good rollout (`kubectl rollout restart`).
  *
  * Per bad deploy: the longest time without a leader-work line of any pod (the pods' own logs,
- * `PodLogCollector`, one clock: the node is this host), whether the holder changed, and the
- * leadership transitions. The figures behind the READMEs' bad-deploy table.
+ * `PodLogCollector`, one clock: the node is this host) from the patch to the end of the watch,
+ * and again to the end of the undo; whether the holder changed, and the leadership
+ * transitions. Per good rollout: transitions, leaderless time and duration
+ * (`DemoDeployment.rolloutRestart`) and the longest leader-work gap. The figures behind the
+ * READMEs' bad-deploy table.
  */
 import { join } from 'node:path';
 import { startNodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 import {
   BAD_TEMPLATES,
   type BadTemplate,
+  leaderWork,
   undoBadDeploy,
   watchBadDeploy,
 } from '@nest-leader/test/support/bad-deploy.js';
-import { DemoDeployment } from '@nest-leader/test/support/demo-deployment.js';
+import { longestWorkGap } from '@nest-leader/demo/demo-events';
+import {
+  DemoDeployment,
+  type LeaseWatchFigures,
+} from '@nest-leader/test/support/demo-deployment.js';
 import { PodLogCollector } from '@nest-leader/test/support/pod-log-collector.js';
 import { repoRoot } from '@nest-leader/test/support/control-plane.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
@@ -37,6 +46,8 @@ type Variant = keyof typeof VARIANTS;
 interface BadDeployRound {
   round: number;
   longestGapMs: number;
+  /** The longest gap from the patch to the end of the undo. */
+  undoLongestGapMs: number;
   holderChanged: boolean;
   transitions: number;
   observedMs: number;
@@ -51,6 +62,12 @@ interface CaseResult {
   leaderKept: number;
 }
 
+/** The good rollout after a variant's bad deploys. */
+interface GoodRolloutResult extends LeaseWatchFigures {
+  variant: Variant;
+  longestGapMs: number;
+}
+
 export const badDeployBench: Benchmark = {
   name: 'bad-deploy',
   description:
@@ -62,6 +79,7 @@ export const badDeployBench: Benchmark = {
     const progress = (line: string) => console.log(`# bad-deploy: ${line}`);
     const cluster = await startNodeCluster({ onProgress: progress });
     const results: CaseResult[] = [];
+    const goodRollouts: GoodRolloutResult[] = [];
     const demo = new DemoDeployment(cluster, NAMESPACE, SELECTOR, 'demo');
     const logs = new PodLogCollector(demo);
     try {
@@ -72,21 +90,29 @@ export const badDeployBench: Benchmark = {
           const rounds: BadDeployRound[] = [];
           for (let round = 1; round <= settings.rounds; round++) {
             const revision = await demo.revision();
+            const fromMs = Date.now();
             const figures = await watchBadDeploy(demo, logs, kind, { observeMs: OBSERVE_MS });
             const leaderPod = (await demo.pods()).find((p) => p.name === figures.leader);
+            await undoBadDeploy(demo, revision, leaderPod?.templateHash);
+            await demo.settled();
+            const undoGap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
+            const holderAfterUndo = (await demo.leaseSpec()).holderIdentity;
             rounds.push({
               round,
               longestGapMs: Math.round(figures.longestGap.gapMs),
-              holderChanged: figures.holders.some((h) => h !== figures.leader),
+              undoLongestGapMs: Math.round(undoGap.gapMs),
+              holderChanged:
+                figures.holders.some((h) => h !== figures.leader) ||
+                holderAfterUndo !== figures.leader,
               transitions: figures.transitions,
               observedMs: figures.observedMs,
             });
             progress(
               `${variant}, ${kind}, ${round}/${settings.rounds}: longest gap ` +
-                `${rounds.at(-1)!.longestGapMs} ms, holders ${figures.holders.join(' → ')}`,
+                `${rounds.at(-1)!.longestGapMs} ms (to the undo's end ` +
+                `${rounds.at(-1)!.undoLongestGapMs} ms), holders ${figures.holders.join(' → ')}, ` +
+                `after the undo ${holderAfterUndo}`,
             );
-            await undoBadDeploy(demo, revision, leaderPod?.templateHash);
-            await demo.settled();
           }
           results.push({
             variant,
@@ -96,6 +122,15 @@ export const badDeployBench: Benchmark = {
             leaderKept: rounds.filter((r) => !r.holderChanged).length,
           });
         }
+        const fromMs = Date.now();
+        const { progressDeadlineMs: _, ...rollout } = await demo.rolloutRestart();
+        const gap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
+        goodRollouts.push({ variant, ...rollout, longestGapMs: Math.round(gap.gapMs) });
+        progress(
+          `${variant}, good rollout: ${rollout.transitions} transition(s), leaderless ` +
+            `${rollout.leaderlessMs} ms, ${rollout.elapsedMs} ms, longest gap ${gap.gapMs} ms`,
+        );
+        await demo.settled();
       }
     } finally {
       await logs.stop();
@@ -103,11 +138,17 @@ export const badDeployBench: Benchmark = {
     }
     const summary = [
       `bad-deploy: ${settings.rounds} round(s) per case, watched ${OBSERVE_MS / 1000} s after the failure showed, in ${((performance.now() - started) / 60_000).toFixed(1)} min`,
-      'variant                 bad template                            leader kept  longest leader-work gap ms median / p90 / max',
+      "variant                 bad template                            leader kept  longest leader-work gap ms median / p90 / max; to the undo's end: max",
       ...results.map(
         (r) =>
           `${r.variant.padEnd(23)} ${r.kind.padEnd(39)} ${`${r.leaderKept}/${r.rounds.length}`.padEnd(12)} ` +
-          `${r.gap.medianMs} / ${r.gap.p90Ms} / ${r.gap.maxMs}`,
+          `${r.gap.medianMs} / ${r.gap.p90Ms} / ${r.gap.maxMs}; ` +
+          `${Math.max(...r.rounds.map((round) => round.undoLongestGapMs))}`,
+      ),
+      'variant                 good rollout after the bad deploys: transitions, leaderless ms, duration ms, longest leader-work gap ms',
+      ...goodRollouts.map(
+        (g) =>
+          `${g.variant.padEnd(23)} ${g.transitions}, ${g.leaderlessMs}, ${g.elapsedMs}, ${g.longestGapMs}`,
       ),
     ];
     const path = writeResults({
@@ -116,7 +157,7 @@ export const badDeployBench: Benchmark = {
         'bad deploys of the demo Deployment in pods, per manifest variant: the longest gap in leader-only work and whether the old leader kept the Lease',
       command,
       parameters: { rounds: settings.rounds, observeMs: OBSERVE_MS, timings: [15, 10, 2] },
-      results,
+      results: { badDeploys: results, goodRollouts },
       summary,
     });
     console.log(summary.join('\n'));
