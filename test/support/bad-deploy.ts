@@ -6,6 +6,7 @@
  * `pnpm bench rollout` measures.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { CoreV1EventList } from '@kubernetes/client-node';
 import { longestWorkGap, type LeaderWorkEvent, type WorkGap } from '@nest-leader/demo/demo-events';
 import type { DemoDeployment, PodView } from './demo-deployment.js';
 import type { PodLogCollector } from './pod-log-collector.js';
@@ -69,6 +70,12 @@ export interface BadDeployFigures {
   badPods: Pick<PodView, 'name' | 'restarts' | 'waitingReason'>[];
   /** The Deployment's conditions at the end (`type=status reason`). */
   conditions: string[];
+  /** What `kubectl rollout status --watch=false` said at the end (its error, if it failed). */
+  rolloutStatus: string;
+  /** The Events on the bad pods, one per reason (`reason: message`, the message cut at 160). */
+  badPodEvents: string[];
+  /** The leader pod's log lines during the watch other than its leader-work lines (first 10). */
+  leaderLogLines: string[];
   /** Patch to end of the watch, ms. */
   observedMs: number;
 }
@@ -88,8 +95,10 @@ export async function watchBadDeploy(
   if (!leaderPod) throw new Error(`the holder ${first.holderIdentity} is not a pod`);
   const fromMs = Date.now();
   const t0 = performance.now();
+  const firstLogLine = logs.lines.length;
   await demo.patch(BAD_TEMPLATES[kind]);
   const holders = new Set<string>();
+  const badPodNames = new Set<string>();
   const everReady = new Set<string>();
   let advertised = false;
   let badHash: string | undefined;
@@ -106,6 +115,7 @@ export async function watchBadDeploy(
       (p) => p.templateHash !== leaderPod.templateHash && !p.terminating,
     );
     badHash ??= badPods[0]?.templateHash;
+    for (const p of badPods) badPodNames.add(p.name);
     if (badHash !== undefined && last.advertisedTemplates.includes(badHash)) advertised = true;
     for (const p of badPods) if (p.ready) everReady.add(p.name);
     const failed =
@@ -118,6 +128,11 @@ export async function watchBadDeploy(
     await sleep(500);
   }
   const deployment = await demo.deployment();
+  const leaderLogLines = logs.lines
+    .slice(firstLogLine)
+    .filter((l) => l.pod === leaderPod.name && !l.line.includes('"leader-work"'))
+    .slice(0, 10)
+    .map((l) => l.line.slice(0, 300));
   return {
     kind,
     leader: leaderPod.name,
@@ -134,8 +149,43 @@ export async function watchBadDeploy(
     conditions: (deployment.status?.conditions ?? []).map(
       (c) => `${c.type}=${c.status} ${c.reason}`,
     ),
+    rolloutStatus: await rolloutStatus(demo),
+    badPodEvents: await podEvents(demo, badPodNames),
+    leaderLogLines,
     observedMs: Math.round(performance.now() - t0),
   };
+}
+
+/** `kubectl rollout status --watch=false`: its one line, or its error when it fails. */
+async function rolloutStatus(demo: DemoDeployment): Promise<string> {
+  const { cluster, namespace } = demo;
+  try {
+    const out = await cluster.kubectl(
+      'rollout',
+      'status',
+      `deployment/${namespace}`,
+      '-n',
+      namespace,
+      '--watch=false',
+    );
+    return out.trim();
+  } catch (error) {
+    const stderr = (error as { stderr?: unknown }).stderr;
+    return (typeof stderr === 'string' ? stderr : String(error)).trim();
+  }
+}
+
+/** The Events on `pods`, one per reason: `reason: message` (cut at 160 characters). */
+async function podEvents(demo: DemoDeployment, pods: ReadonlySet<string>): Promise<string[]> {
+  const { cluster, namespace } = demo;
+  const events = await cluster.getJson<CoreV1EventList>('get', 'events', '-n', namespace);
+  const byReason = new Map<string, string>();
+  for (const e of events.items) {
+    if (e.involvedObject.kind !== 'Pod' || !pods.has(e.involvedObject.name ?? '')) continue;
+    const reason = e.reason ?? '';
+    if (!byReason.has(reason)) byReason.set(reason, (e.message ?? '').slice(0, 160));
+  }
+  return [...byReason].map(([reason, message]) => `${reason}: ${message}`);
 }
 
 /**
