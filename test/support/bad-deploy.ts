@@ -74,7 +74,7 @@ export interface BadDeployFigures {
   rolloutStatus: string;
   /** The Events on the bad pods, one per reason (`reason: message`, the message cut at 160). */
   badPodEvents: string[];
-  /** The leader pod's log lines during the watch other than its leader-work lines (first 10). */
+  /** The leader pod's log lines during the watch, but its work beats (leader, shard): first 10. */
   leaderLogLines: string[];
   /** Patch to end of the watch, ms. */
   observedMs: number;
@@ -130,7 +130,7 @@ export async function watchBadDeploy(
   const deployment = await demo.deployment();
   const leaderLogLines = logs.lines
     .slice(firstLogLine)
-    .filter((l) => l.pod === leaderPod.name && !l.line.includes('"leader-work"'))
+    .filter((l) => l.pod === leaderPod.name && !/"event":"(leader|shard)-work"/.test(l.line))
     .slice(0, 10)
     .map((l) => l.line.slice(0, 300));
   return {
