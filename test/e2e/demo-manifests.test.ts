@@ -160,6 +160,13 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.equal(env.LEADER_LOCK, 'kubernetes', 'never a per-pod file lock in a cluster');
     assert.equal(env.POD_ROLE_LABEL, 'on', 'the Pods carry nest-leader/role');
     assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
+    // A slow boot under load must not be killed by liveness before /healthz first answers.
+    assert.equal(container.startupProbe?.httpGet?.path, '/healthz');
+    const startup = container.startupProbe!;
+    assert.ok(
+      (startup.periodSeconds ?? 10) * (startup.failureThreshold ?? 3) >= 60,
+      'the start-up budget covers a 30-50 s boot with room to spare',
+    );
     assert.equal(container.readinessProbe?.httpGet?.path, '/readyz');
     assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory);
     assert.ok(
