@@ -247,11 +247,11 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
   'rollout-during-failover': {
     kind: 'rollout-during-failover',
     action:
-      "SIGKILL the leader's container through containerd and at once kubectl rollout restart the Deployment (maxUnavailable 100 %: every old pod goes)",
+      "SIGKILL the leader's container through containerd and at once kubectl rollout restart the Deployment: the rollout begins while no pod leads (the controller replaces the old standbys at once)",
     endsTerm: true,
     boundFormula: 'U + L + 2·J·R + W + S (U: the kill to the first new pod up, measured)',
     reasoning:
-      'no release, and the old followers go with the rollout: a new pod first sees the record at most J·R after it is up and takes over leaseDuration after that, at its next attempt',
+      'no release, and the old standbys go with the rollout: a new pod first sees the record at most J·R after it is up and takes over leaseDuration after that, at its next attempt',
     boundMs: (t, measured) =>
       (measured?.[POD_MEASUREMENTS.newPodUpMs] ?? 0) +
       t.leaseDurationMs +
