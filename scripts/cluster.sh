@@ -8,7 +8,9 @@
 #   scripts/cluster.sh build                    build the binary and the images (cached)
 #   scripts/cluster.sh run [--state-dir DIR]    start; prints KUBECONFIG=<path> on a line of its
 #                                               own once the node is Ready; SIGINT/SIGTERM stop
-#                                               everything it started and remove the namespace
+#                                               everything it started and remove the namespace;
+#                                               `touch DIR/restart/NAME` restarts one component
+#                                               (kubelet, containerd, …), DIR/pids/NAME is its pid
 #
 # The node lives in a network namespace of its own (nothing is routed to or from the machine's
 # interfaces): the API server advertises a dummy address in it, pods reach it through the
@@ -115,15 +117,45 @@ YAML
 }
 
 pids=()
+declare -A pid_index=() commands=()
 netns=""
 netns_before=""
 in_node() { nsenter --net="/run/netns/$netns" -- "$@"; }
-start() { # start NAME CMD…: run CMD in the node's namespace, output in logs/NAME.log
+launch() { # launch NAME CMD…: run CMD in the node's namespace, output appended to logs/NAME.log
   local name="$1"; shift
   # nsenter execs CMD after joining the namespace, so $! is the component itself.
-  nsenter --net="/run/netns/$netns" -- "$@" >"$state/logs/$name.log" 2>&1 &
+  nsenter --net="/run/netns/$netns" -- "$@" >>"$state/logs/$name.log" 2>&1 &
+  echo "$!" >"$state/pids/$name"
+}
+start() { # start NAME CMD…: launch it and watch it (any watched process that dies stops the node)
+  local name="$1"; shift
+  : >"$state/logs/$name.log"
+  launch "$name" "$@"
+  pid_index[$name]=${#pids[@]}
   pids+=("$!")
+  commands[$name]="$(printf '%q ' "$@")"
   log "$name started (pid $!, log $state/logs/$name.log)"
+}
+# A fault a test applies to the node: `touch $state/restart/NAME` makes the watch loop stop that
+# component (SIGTERM, SIGKILL after 10 s) and start it again with the same command; the file
+# goes once it runs again. Its pid is in $state/pids/NAME (e.g. to SIGSTOP the API server).
+restart_requested() {
+  local request name old i
+  for request in "$state"/restart/*; do
+    [ -e "$request" ] || continue
+    name="${request##*/}"
+    i="${pid_index[$name]:-}"
+    if [ -z "$i" ]; then log "restart of unknown component $name ignored"; rm -f "$request"; continue; fi
+    old="${pids[i]}"
+    kill -TERM "$old" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$old" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$old" 2>/dev/null || true
+    wait "$old" 2>/dev/null || true
+    eval "launch $name ${commands[$name]}"
+    pids[i]="$!"
+    log "$name restarted (pid $!)"
+    rm -f "$request"
+  done
 }
 
 cleanup() {
@@ -185,6 +217,8 @@ cmd_run() {
   # namespace. The control plane's state (certificates, etcd) is kept; stale pods are replaced.
   rm -rf "$state/containerd" "$state/kubelet" "$state/cni" "$state/pod-logs"
   mkdir -p "$state/logs"
+  rm -rf "$state/pids" "$state/restart"
+  mkdir -p "$state/pids" "$state/restart"
   trap cleanup EXIT INT TERM
   netns="nest-leader-node-$$"
   netns_before="$(ip netns list 2>/dev/null | awk '{print $1}')"
@@ -223,6 +257,7 @@ cmd_run() {
   echo "KUBECONFIG=$kubeconfig"
   # Until a signal, or until any node process dies (then fail loudly).
   while :; do
+    restart_requested
     for p in "${pids[@]}"; do
       kill -0 "$p" 2>/dev/null || { log "a node process (pid $p) exited; logs in $state/logs/"; exit 1; }
     done

@@ -344,10 +344,17 @@ const NAMED_ELECTION_CHECKS: readonly ViolationKind[] = [
 export function judgeRun(
   input: ChaosInput,
   timings: ChaosTimings,
+  /** The second election's bound of a fault, when it differs from the default election's. */
+  shardBoundMs: (fault: FaultRecord) => number = (fault) => fault.boundMs,
 ): { verdict: ChaosVerdict; shard: ChaosVerdict } {
   const verdict = checkChaosRun(input);
   const shard = checkChaosRun(
-    { ...input, processes: namedElectionLogs(input.processes, SHARD_ELECTION), probes: [] },
+    {
+      ...input,
+      processes: namedElectionLogs(input.processes, SHARD_ELECTION),
+      probes: [],
+      faults: input.faults.map((f) => ({ ...f, boundMs: shardBoundMs(f) })),
+    },
     { attribution: 'overlapping-rounds', extraMs: RECONCILE_INTERVAL_MS - timings.heartbeatMs },
   );
   for (const v of shard.violations) {

@@ -284,6 +284,29 @@ describe('chaos invariant checker', () => {
     assert.deepEqual(kinds(input(processes, [cutOff], probes)), []);
   });
 
+  it('judges the view of a follower only once its elector has run for the lag bound (a slow boot is not a wedge)', () => {
+    // c is spawned at -5 s, but its app (and elector) starts only at 8 s: at 8.5 s it has not
+    // read the Lease yet. At 8 s + lag bound (3.5 s) + 0.5 s it must have seen term 2.
+    const started: DemoEvent = {
+      event: 'replica-started',
+      identity: 'c',
+      pid: 1,
+      port: 1,
+      leaseName: 'l',
+      lock: 'kubernetes',
+      at: at(8000),
+    };
+    const processes = [...cleanHandover(), proc('c#3', 2, [started])];
+    const probe = (ms: number): ProbeSample => ({
+      instance: 'c#3',
+      at: T0 + ms,
+      healthz: 200,
+      leader: { isLeader: false, leaseTransitions: null },
+    });
+    assert.deepEqual(kinds(input(processes, [], [probe(8500)])), []);
+    assert.deepEqual(kinds(input(processes, [], [probe(12_000)])), ['healthy-while-wedged']);
+  });
+
   it('accepts a follower whose answer already shows a term begun after the probe was sent', () => {
     const processes = [
       ...cleanHandover(),

@@ -191,6 +191,8 @@ const LEDGER_LOSING_FAULT: FaultKind = 'lease-deleted';
 const KEEPS_LEADER: Partial<Record<ChaosFaultKind, string>> = {
   'latency-near': 'under latency the elector should tolerate',
   'scale-unstarted': 'while pods that never started were scaled away',
+  'kubelet-restart': 'while the kubelet restarted under running pods',
+  'containerd-restart': 'while containerd restarted under running containers',
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -460,6 +462,12 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
     byInstance.set(s.instance, list);
   }
   const processOf = new Map(input.processes.map((p) => [p.instance, p]));
+  const electorStartedAt = new Map(
+    input.processes.map((p) => {
+      const started = p.events.find((e) => e.event === 'replica-started');
+      return [p.instance, started ? Date.parse(started.at) : p.spawnedAt];
+    }),
+  );
   for (const [instance, samples] of byInstance) {
     samples.sort((a, b) => a.at - b.at);
     const p = processOf.get(instance);
@@ -508,8 +516,11 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
         }
         continue;
       }
-      // A healthy follower must have seen the term that began lagBoundMs ago, or a later one.
+      // A healthy follower must have seen the term that began lagBoundMs ago, or a later one —
+      // once its elector has run for lagBoundMs: it starts with the app (the `replica-started`
+      // line), and a boot on a loaded machine took 15–20 s after the spawn (long run seed 3301).
       const cutoff = s.at - lagBoundMs;
+      if (cutoff < (electorStartedAt.get(instance) ?? -Infinity)) continue;
       const due = terms.filter((t) => t.start < cutoff && t.start >= (p?.spawnedAt ?? 0)).at(-1);
       if (!due) continue;
       // Any term from `due` on: the answer may already show a term begun after the probe was sent.

@@ -26,9 +26,11 @@ import {
   manifestTimings,
   POD_FAULT_KINDS,
   POD_FAULT_SPECS,
+  POD_MEASUREMENTS,
   POD_SLACK_MS,
   type PodChaosTimings,
   type PodFaultKind,
+  podSecondElectionBoundMs,
   podStartupBoundMs,
 } from './pod-fault-kinds.js';
 import { podProcessLogs } from './pod-logs.js';
@@ -194,12 +196,23 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
         watchMs: timings.leaseDurationMs,
         pastLeaseMs: timings.leaseDurationMs + 2 * timings.retryPeriodMs,
         nextTerm: waitForNextTerm,
+        timings,
+        replicaStartedAt: (pod) => {
+          const line = logs!
+            .json<{ event: string; at: string }>()
+            .find((e) => e.pod === pod && e.event === 'replica-started');
+          return line && Date.parse(line.at);
+        },
       });
       const notes = [...applied.notes];
+      const { measurements } = applied;
       let next: (LeaderWorkEvent & { pod: string }) | undefined;
       if (POD_FAULT_SPECS[kind].endsTerm) {
         next = await waitForNextTerm(token).catch(() => undefined);
         if (!next) notes.push(`no new term within ${takeoverTimeoutMs / 1000} s of ${kind}`);
+      }
+      if (kind === 'apiserver-stall') {
+        notes.push(...checkStepDown(logs!, leader.name, token, measurements, timings));
       }
       const record: FaultRecord = {
         round,
@@ -207,9 +220,10 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
         target: `${leader.name}#${leader.restarts}`,
         startAt,
         endAt: next ? Date.parse(next.at) : Date.now(),
-        boundMs: POD_FAULT_SPECS[kind].boundMs(timings),
+        boundMs: POD_FAULT_SPECS[kind].boundMs(timings, measurements),
         unresponsive: [],
         blind: [],
+        measurements,
         notes,
       };
       faults.push(record);
@@ -296,6 +310,34 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
 }
 
 /**
+ * `apiserver-stall`: the leader must step down at renewDeadline after its last renewal, which
+ * was before the stall began — its `leadership-lost` line of that term within D + S of the
+ * stall's start (S: a timer late on the loaded node). Records the figure; returns the notes.
+ */
+function checkStepDown(
+  logs: PodLogCollector,
+  leader: string,
+  token: number,
+  measurements: Record<string, number>,
+  timings: PodChaosTimings,
+): string[] {
+  const stallStartAt = measurements[POD_MEASUREMENTS.stallStartAt];
+  if (stallStartAt === undefined) return ['apiserver-stall: the stall was not applied'];
+  const lost = logs
+    .json<{ event: string; at: string; leaseTransitions?: number }>()
+    .find((e) => e.pod === leader && e.event === 'leadership-lost' && e.leaseTransitions === token);
+  if (!lost) return [`apiserver-stall: ${leader} never logged the end of term ${token}`];
+  const stepDownMs = Date.parse(lost.at) - stallStartAt;
+  measurements[POD_MEASUREMENTS.stepDownMs] = stepDownMs;
+  const limitMs = timings.renewDeadlineMs + POD_SLACK_MS;
+  return stepDownMs > limitMs
+    ? [
+        `apiserver-stall: ${leader} stepped down from term ${token} ${stepDownMs} ms after the API server stopped, later than renewDeadline + S (${limitMs} ms)`,
+      ]
+    : [];
+}
+
+/**
  * The election begins with the first pod up (its `replica-started` line), not at the apply:
  * pulling, creating and booting the pods is not leaderless time of the election.
  */
@@ -330,7 +372,11 @@ async function judgePodRun(
     retryPeriodMs: timings.retryPeriodMs,
     heartbeatMs: timings.workPeriodMs,
   };
-  const { verdict, shard } = judgeRun(input, chaosTimings);
+  const { verdict, shard } = judgeRun(input, chaosTimings, (f) =>
+    f.kind in POD_FAULT_SPECS
+      ? podSecondElectionBoundMs(f.kind as PodFaultKind, f.boundMs, timings)
+      : f.boundMs,
+  );
   if (run.aborted) {
     verdict.violations.push({
       kind: 'round-problem',
@@ -371,7 +417,10 @@ export async function recheckPodChaos(outDir: string): Promise<ChaosRunResult> {
   const timings = manifestTimings();
   const faults = saved.faults.map((f) =>
     f.kind in POD_FAULT_SPECS
-      ? { ...f, boundMs: POD_FAULT_SPECS[f.kind as PodFaultKind].boundMs(timings) }
+      ? {
+          ...f,
+          boundMs: POD_FAULT_SPECS[f.kind as PodFaultKind].boundMs(timings, f.measurements),
+        }
       : f,
   );
   const input: ChaosInput = {

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PodLogLine } from '../support/pod-log-collector.js';
 import { checkChaosRun } from './invariant-checker.js';
-import { manifestTimings, POD_FAULT_SPECS, podStartupBoundMs } from './pod-fault-kinds.js';
+import {
+  apiStallMs,
+  manifestTimings,
+  POD_FAULT_SPECS,
+  POD_MEASUREMENTS,
+  podSecondElectionBoundMs,
+  podStartupBoundMs,
+} from './pod-fault-kinds.js';
 import { podProcessLogs } from './pod-logs.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 27, 22, 0, s)).toISOString();
@@ -95,5 +102,81 @@ describe('pod chaos: the bound table, from apps/demo/deploy', () => {
     }
     assert.ok(POD_FAULT_SPECS['container-kill'].boundMs(t) > t.leaseDurationMs);
     assert.equal(podStartupBoundMs(t), POD_FAULT_SPECS['container-kill'].boundMs(t));
+    assert.equal(
+      POD_FAULT_SPECS['rollout-stale-entry'].boundMs(t),
+      POD_FAULT_SPECS['pod-delete'].boundMs(t),
+    );
+  });
+
+  it('the API server stall outlasts renewDeadline but not the lease; its bound grows with the measured stall', () => {
+    const stall = apiStallMs(t);
+    assert.ok(stall > t.renewDeadlineMs && stall < t.leaseDurationMs, `${stall} ms`);
+    const spec = POD_FAULT_SPECS['apiserver-stall'];
+    // Within the lease the followers' expiry decides (L + J·R = 17.4 s, then J·R − D + W + S;
+    // J = 1.2).
+    assert.equal(Math.round(spec.boundMs(t)), 15_000 + 2_400 + 2_400 - 10_000 + 2_000 + 3_000);
+    const longer = spec.boundMs(t, { [POD_MEASUREMENTS.stallMs]: 30_000 });
+    assert.equal(Math.round(longer), 30_000 + 2_000 + 2_400 - 10_000 + 2_000 + 3_000);
+  });
+
+  it('for the second election a fault that SIGKILLs another pod (a ghost) is a crash; the others keep their bound', () => {
+    const crash = POD_FAULT_SPECS['container-kill'].boundMs(t);
+    for (const kind of ['ghost-then-delete', 'rollout-stale-entry'] as const) {
+      assert.equal(podSecondElectionBoundMs(kind, POD_FAULT_SPECS[kind].boundMs(t), t), crash);
+    }
+    const handoff = POD_FAULT_SPECS['pod-delete'].boundMs(t);
+    assert.equal(podSecondElectionBoundMs('pod-delete', handoff, t), handoff);
+  });
+
+  it('a rollout during a failover is bounded by a crash counted from the first new pod up', () => {
+    const spec = POD_FAULT_SPECS['rollout-during-failover'];
+    const measured = (ms: number) => spec.boundMs(t, { [POD_MEASUREMENTS.newPodUpMs]: ms });
+    assert.equal(measured(8_000) - measured(0), 8_000);
+    assert.ok(measured(0) > POD_FAULT_SPECS['container-kill'].boundMs(t));
+  });
+
+  it('a transition while the kubelet or containerd restarts is reported as unexpected', () => {
+    for (const kind of ['kubelet-restart', 'containerd-restart'] as const) {
+      const processes = podProcessLogs([
+        line('demo-a', 0, {
+          event: 'leadership-acquired',
+          identity: 'demo-a',
+          leaseTransitions: 0,
+          at: at(0),
+        }),
+        line('demo-a', 0, work('demo-a', 0, 2)),
+        line('demo-a', 0, work('demo-a', 0, 4)),
+        line('demo-b', 0, {
+          event: 'leadership-acquired',
+          identity: 'demo-b',
+          leaseTransitions: 1,
+          at: at(20),
+        }),
+      ]);
+      const verdict = checkChaosRun({
+        processes,
+        faults: [
+          {
+            round: 1,
+            kind,
+            startAt: Date.parse(at(3)),
+            endAt: Date.parse(at(25)),
+            boundMs: POD_FAULT_SPECS[kind].boundMs(t),
+            unresponsive: [],
+            blind: [],
+          },
+        ],
+        probes: [],
+        startupBoundMs: 60_000,
+        liveness: { failureThreshold: 3, recoveryMs: 0, lagBoundMs: 1e12, staleLeaderMs: 1e12 },
+        startedAt: Date.parse(at(0)),
+        endedAt: Date.parse(at(30)),
+      });
+      assert.deepEqual(
+        verdict.violations.map((v) => v.kind),
+        ['unexpected-transition'],
+        kind,
+      );
+    }
   });
 });

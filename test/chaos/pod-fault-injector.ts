@@ -10,7 +10,13 @@ import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates, preferredCandidate } 
 import { killContainer, setContainerFrozen, setEgressDrop } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
-import type { PodFaultKind } from './pod-fault-kinds.js';
+import { restartNodeComponent, setNodeComponentPaused } from '../support/node-components.js';
+import {
+  apiStallMs,
+  POD_MEASUREMENTS,
+  type PodChaosTimings,
+  type PodFaultKind,
+} from './pod-fault-kinds.js';
 
 /** The candidate a stop of `leader` would hand to, by the advertisements on the Lease. */
 async function preferredFollower(
@@ -36,6 +42,8 @@ export interface AppliedPodFault {
   ghost?: string;
   /** Things that went wrong applying it (become `round-problem` violations). */
   notes: string[];
+  /** Figures the round measured ({@link POD_MEASUREMENTS}): some bounds depend on them. */
+  measurements: Record<string, number>;
 }
 
 /** How long a ghost's replacement pod may take to run before the leader is deleted anyway, ms. */
@@ -55,6 +63,59 @@ export interface PodFaultContext {
   pastLeaseMs: number;
   /** Resolves once a pod works in a term after `token`; rejects after the round's timeout. */
   nextTerm: (token: number) => Promise<unknown>;
+  /** The pods' election timings (the shipped manifests'). */
+  timings: PodChaosTimings;
+  /** When `pod` logged `replica-started` (wall ms), if it did yet. */
+  replicaStartedAt: (pod: string) => number | undefined;
+}
+
+/**
+ * Turns the follower the leader would hand to (the preferred advertisement on the Lease; the
+ * seeded pick when none is) into a ghost: its container SIGKILLed and its pod force-deleted,
+ * so nothing withdraws its advertisement; resolves once its replacement runs.
+ * @returns the ghost's pod name, or undefined (with a note) when no follower runs
+ */
+async function makeGhost(
+  demo: DemoDeployment,
+  leader: PodView,
+  pick: () => number,
+  notes: string[],
+): Promise<string | undefined> {
+  const followers = (await demo.livePods()).filter(
+    (p) => p.name !== leader.name && p.running && p.containerId,
+  );
+  if (followers.length === 0) {
+    notes.push('no running follower to turn into a ghost');
+    return undefined;
+  }
+  const preferred = await preferredFollower(demo, leader.name);
+  const ghost =
+    followers.find((p) => p.name === preferred) ??
+    followers[Math.floor(pick() * followers.length)]!;
+  // Pods there before the kill: the ReplicaSet's replacement is the pod not among them.
+  const before = new Set((await demo.pods()).map((p) => p.name));
+  // No stop path: the container dies at once, then the pod object goes without waiting for
+  // the kubelet, so nothing withdraws its advertisement from the Lease.
+  await killContainer(demo.cluster, ghost.containerId!);
+  await demo.cluster.kubectl(
+    'delete',
+    'pod',
+    ghost.name,
+    '-n',
+    demo.namespace,
+    '--grace-period=0',
+    '--force',
+  );
+  await eventually(
+    async () => {
+      const fresh = (await demo.livePods()).filter((p) => !before.has(p.name) && p.running);
+      assert.ok(fresh.length > 0, `a replacement for ${ghost.name} runs`);
+    },
+    { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 500 },
+  ).catch(() =>
+    notes.push(`no replacement for ${ghost.name} ran within ${REPLACEMENT_TIMEOUT_MS / 1000} s`),
+  );
+  return ghost.name;
 }
 
 /** Applies `kind` to the context's leader pod. */
@@ -62,64 +123,28 @@ export async function applyPodFault(
   kind: PodFaultKind,
   context: PodFaultContext,
 ): Promise<AppliedPodFault> {
-  const { demo, leader, token, pick, watchMs, pastLeaseMs: frozenMs } = context;
+  const { demo, leader, token, pick, watchMs, pastLeaseMs: frozenMs, timings } = context;
   const notes: string[] = [];
+  const measurements: Record<string, number> = {};
   const { cluster, namespace } = demo;
   const deleteGracefully = (pod: string) =>
     cluster.kubectl('delete', 'pod', pod, '-n', namespace, '--wait=false');
   switch (kind) {
     case 'pod-delete':
       await deleteGracefully(leader.name);
-      return { notes };
+      return { notes, measurements };
     case 'pod-evict':
       await demo.evict(leader.name);
-      return { notes };
+      return { notes, measurements };
     case 'container-kill':
       assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
       await killContainer(cluster, leader.containerId);
-      return { notes };
+      return { notes, measurements };
     case 'ghost-then-delete': {
-      const followers = (await demo.livePods()).filter(
-        (p) => p.name !== leader.name && p.running && p.containerId,
-      );
-      if (followers.length === 0) {
-        notes.push('no running follower to turn into a ghost');
-        await deleteGracefully(leader.name);
-        return { notes };
-      }
-      // The ghost is the follower the leader would hand to (the library's preference over the
-      // advertisements on the Lease: the mess at its worst); the seeded pick when none is.
-      const preferred = await preferredFollower(demo, leader.name);
-      const ghost =
-        followers.find((p) => p.name === preferred) ??
-        followers[Math.floor(pick() * followers.length)]!;
-      // Pods there before the kill: the ReplicaSet's replacement is the pod not among them.
-      const before = new Set((await demo.pods()).map((p) => p.name));
-      // No stop path: the container dies at once, then the pod object goes without waiting for
-      // the kubelet, so nothing withdraws its advertisement from the Lease.
-      await killContainer(cluster, ghost.containerId!);
-      await cluster.kubectl(
-        'delete',
-        'pod',
-        ghost.name,
-        '-n',
-        namespace,
-        '--grace-period=0',
-        '--force',
-      );
-      await eventually(
-        async () => {
-          const fresh = (await demo.livePods()).filter((p) => !before.has(p.name) && p.running);
-          assert.ok(fresh.length > 0, `a replacement for ${ghost.name} runs`);
-        },
-        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 500 },
-      ).catch(() =>
-        notes.push(
-          `no replacement for ${ghost.name} ran within ${REPLACEMENT_TIMEOUT_MS / 1000} s`,
-        ),
-      );
+      // The ghost is the follower the leader would hand to: the mess at its worst.
+      const ghost = await makeGhost(demo, leader, pick, notes);
       await deleteGracefully(leader.name);
-      return { ghost: ghost.name, notes };
+      return { ghost, notes, measurements };
     }
     case 'container-freeze': {
       assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
@@ -129,7 +154,7 @@ export async function applyPodFault(
       } finally {
         setContainerFrozen(leader.containerId, false);
       }
-      return { notes };
+      return { notes, measurements };
     }
     case 'partition': {
       assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
@@ -154,7 +179,57 @@ export async function applyPodFault(
       } finally {
         await setEgressDrop(cluster, leader.containerId, apiServer, false);
       }
-      return { notes };
+      return { notes, measurements };
+    }
+    case 'kubelet-restart':
+    case 'containerd-restart': {
+      const restartsBefore = new Map((await demo.pods()).map((p) => [p.name, p.restarts]));
+      await restartNodeComponent(cluster, kind === 'kubelet-restart' ? 'kubelet' : 'containerd');
+      await sleep(watchMs);
+      const restarted = (await demo.pods()).filter(
+        (p) => restartsBefore.has(p.name) && p.restarts !== restartsBefore.get(p.name),
+      );
+      measurements[POD_MEASUREMENTS.containerRestarts] = restarted.length;
+      return { notes, measurements };
+    }
+    case 'apiserver-stall': {
+      const stallStartAt = Date.now();
+      const startedAt = performance.now();
+      setNodeComponentPaused(cluster, 'control-plane', true);
+      try {
+        await sleep(apiStallMs(timings));
+      } finally {
+        setNodeComponentPaused(cluster, 'control-plane', false);
+      }
+      measurements[POD_MEASUREMENTS.stallMs] = Math.round(performance.now() - startedAt);
+      measurements[POD_MEASUREMENTS.stallStartAt] = stallStartAt;
+      return { notes, measurements };
+    }
+    case 'rollout-during-failover': {
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      const before = new Set((await demo.pods()).map((p) => p.name));
+      const killAt = Date.now();
+      await killContainer(cluster, leader.containerId);
+      await rolloutRestart(demo);
+      await eventually(
+        async () => {
+          const up = (await demo.pods())
+            .filter((p) => !before.has(p.name))
+            .map((p) => context.replicaStartedAt(p.name))
+            .filter((at): at is number => at !== undefined);
+          assert.ok(up.length > 0, 'a pod of the new template is up');
+          measurements[POD_MEASUREMENTS.newPodUpMs] = Math.min(...up) - killAt;
+        },
+        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 250 },
+      ).catch(() =>
+        notes.push(`no pod of the new template was up within ${REPLACEMENT_TIMEOUT_MS / 1000} s`),
+      );
+      return { notes, measurements };
+    }
+    case 'rollout-stale-entry': {
+      const ghost = await makeGhost(demo, leader, pick, notes);
+      await rolloutRestart(demo);
+      return { ghost, notes, measurements };
     }
     case 'unsafe-intruder':
       throw new Error(
@@ -187,7 +262,18 @@ export async function applyPodFault(
         intervalMs: 500,
       }).catch(() => notes.push(`not back to ${replicas} pods within 120 s`));
       await sleep(watchMs);
-      return { notes };
+      return { notes, measurements };
     }
   }
+}
+
+/** `kubectl rollout restart` of the demo's Deployment (a new template: every pod replaced). */
+async function rolloutRestart(demo: DemoDeployment): Promise<void> {
+  await demo.cluster.kubectl(
+    'rollout',
+    'restart',
+    `deployment/${demo.namespace}`,
+    '-n',
+    demo.namespace,
+  );
 }

@@ -22,6 +22,11 @@ export const POD_FAULT_KINDS = [
   'scale-unstarted',
   'container-freeze',
   'partition',
+  'kubelet-restart',
+  'containerd-restart',
+  'apiserver-stall',
+  'rollout-during-failover',
+  'rollout-stale-entry',
 ] as const;
 
 /**
@@ -86,9 +91,35 @@ export interface PodFaultSpec {
   /** Over L, D, R (timings), J = 1 + ACQUIRE_JITTER, W (work period), drain, S (slack). */
   boundFormula: string;
   reasoning: string;
-  /** The bound, ms. */
-  boundMs: (t: PodChaosTimings) => number;
+  /**
+   * It SIGKILLs a pod besides (or instead of) the leader it targets: for the demo's second
+   * election, whose leader may be that pod, the fault is a crash ({@link podSecondElectionBoundMs}).
+   */
+  killsOtherPod?: boolean;
+  /** The bound, ms; `measured`: the round's figures the bound depends on ({@link POD_MEASUREMENTS}). */
+  boundMs: (t: PodChaosTimings, measured?: Readonly<Record<string, number>>) => number;
 }
+
+/** Names of the figures a round measures (FaultRecord.measurements) that bounds depend on. */
+export const POD_MEASUREMENTS = {
+  /** `apiserver-stall`: how long the API server was SIGSTOPped, ms. */
+  stallMs: 'stallMs',
+  /** `apiserver-stall`: when the stall began (wall ms). */
+  stallStartAt: 'stallStartAt',
+  /** `apiserver-stall`: the old leader's `leadership-lost` line after the stall began, ms. */
+  stepDownMs: 'stepDownMs',
+  /** `rollout-during-failover`: from the kill to the first new pod's `replica-started` line, ms. */
+  newPodUpMs: 'newPodUpMs',
+  /** `kubelet-restart`, `containerd-restart`: app containers that restarted while it did. */
+  containerRestarts: 'containerRestarts',
+} as const;
+
+/**
+ * How long `apiserver-stall` keeps the API server stopped: longer than renewDeadline (the
+ * leader must step down while it is stopped), shorter than leaseDuration (the followers' view
+ * of the record is not yet expired when it wakes).
+ */
+export const apiStallMs = (t: PodChaosTimings) => t.renewDeadlineMs + 2 * t.retryPeriodMs;
 
 const J = 1 + ACQUIRE_JITTER;
 /** One handoff: the old term's last work line (≤ W before its end), drain, a follower's next attempt. */
@@ -134,6 +165,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
   },
   'ghost-then-delete': {
     kind: 'ghost-then-delete',
+    killsOtherPod: true,
     action:
       'SIGKILL the follower the leader would hand to (the preferred advertisement on the Lease) through containerd and force-delete its pod (--grace-period=0 --force: no stop path, its advertisement stays on the Lease); once its replacement runs, kubectl delete pod <leader>',
     endsTerm: true,
@@ -173,6 +205,71 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     boundMs: (t) =>
       t.leaseDurationMs - t.renewDeadlineMs + J * t.retryPeriodMs + t.workPeriodMs + POD_SLACK_MS,
   },
+  'kubelet-restart': {
+    kind: 'kubelet-restart',
+    action:
+      'restart the kubelet (scripts/cluster.sh stops it with SIGTERM and starts it again); then watch for leaseDuration',
+    endsTerm: false,
+    boundFormula: 'L + J·R + W + S (no transition expected)',
+    reasoning:
+      'the pods run on without their kubelet: the leader keeps renewing, any transition is a violation',
+    boundMs: crashMs,
+  },
+  'containerd-restart': {
+    kind: 'containerd-restart',
+    action:
+      'restart containerd (its shims and the containers live on); then watch for leaseDuration',
+    endsTerm: false,
+    boundFormula: 'L + J·R + W + S (no transition expected)',
+    reasoning:
+      'the containers outlive their runtime daemon: the leader keeps renewing, any transition is a violation',
+    boundMs: crashMs,
+  },
+  'apiserver-stall': {
+    kind: 'apiserver-stall',
+    action:
+      "SIGSTOP the node cluster's kube-apiserver (+ etcd, one process) for Δ = D + 2·R, then SIGCONT: connections stay open, nothing answers",
+    endsTerm: true,
+    boundFormula: 'max(Δ + R, L + J·R) + J·R − D + W + S',
+    reasoning:
+      "the leader's last renewal is at most R before the stall: it steps down at renewDeadline after it (checked: its leadership-lost line within D + S of the stall's start) and works until then; a follower takes over at its first attempt after the API answers again and the record it saw last has expired (L after it saw it, ≤ J·R after that renewal)",
+    boundMs: (t, measured) => {
+      const stall = measured?.[POD_MEASUREMENTS.stallMs] ?? apiStallMs(t);
+      return (
+        Math.max(stall + t.retryPeriodMs, t.leaseDurationMs + J * t.retryPeriodMs) +
+        J * t.retryPeriodMs -
+        t.renewDeadlineMs +
+        t.workPeriodMs +
+        POD_SLACK_MS
+      );
+    },
+  },
+  'rollout-during-failover': {
+    kind: 'rollout-during-failover',
+    action:
+      "SIGKILL the leader's container through containerd and at once kubectl rollout restart the Deployment: the rollout begins while no pod leads (the controller replaces the old standbys at once)",
+    endsTerm: true,
+    boundFormula: 'U + L + 2·J·R + W + S (U: the kill to the first new pod up, measured)',
+    reasoning:
+      'no release, and the old standbys go with the rollout: a new pod first sees the record at most J·R after it is up and takes over leaseDuration after that, at its next attempt',
+    boundMs: (t, measured) =>
+      (measured?.[POD_MEASUREMENTS.newPodUpMs] ?? 0) +
+      t.leaseDurationMs +
+      2 * J * t.retryPeriodMs +
+      t.workPeriodMs +
+      POD_SLACK_MS,
+  },
+  'rollout-stale-entry': {
+    kind: 'rollout-stale-entry',
+    killsOtherPod: true,
+    action:
+      'leave a stale entry on the Lease (the follower the leader would hand to SIGKILLed and force-deleted, as ghost-then-delete), then kubectl rollout restart the Deployment',
+    endsTerm: true,
+    boundFormula: 'W + drain + J·R + S',
+    reasoning:
+      'the leader waits for a pod of the new template and hands to it (never to the stale entry): one handoff per transition',
+    boundMs: handoffMs,
+  },
   'unsafe-intruder': {
     kind: 'unsafe-intruder',
     action:
@@ -187,3 +284,16 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
 
 /** The bound of gaps before the first fault (the first election): a crash's. */
 export const podStartupBoundMs = crashMs;
+
+/**
+ * A fault's bound for the demo's second election (`shard-a`, in the same pods): the fault's own,
+ * but a crash's when the fault SIGKILLs a pod other than the default election's leader — that
+ * pod may lead the second election (found: seed 3302 round 20, a ghost that led `shard-a`).
+ */
+export function podSecondElectionBoundMs(
+  kind: PodFaultKind,
+  boundMs: number,
+  t: PodChaosTimings,
+): number {
+  return POD_FAULT_SPECS[kind].killsOtherPod ? Math.max(boundMs, crashMs(t)) : boundMs;
+}

@@ -1,7 +1,9 @@
 /**
  * Keeps every line every container of a Deployment writes, including containers that are
  * deleted or restarted later (their logs vanish with them): it follows each container from
- * the moment it appears (`kubectl logs -f`) and never forgets a line.
+ * the moment it appears (`kubectl logs -f`) and never forgets a line. A stream that ends while
+ * its container still runs (the kubelet or the API server restarted under it) is followed
+ * again, from the start of the container's log, skipping the lines it already has.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -15,9 +17,16 @@ export interface PodLogLine {
   line: string;
 }
 
+/** How long after a stream ended its container may be followed again, ms (a kubelet restarting is down for seconds). */
+const REFOLLOW_AFTER_MS = 2000;
+
 export class PodLogCollector {
   readonly lines: PodLogLine[] = [];
   private readonly followers = new Map<string, ChildProcess>();
+  /** Lines kept per container (`pod#restartCount`): a stream followed again skips these. */
+  private readonly received = new Map<string, number>();
+  /** When each container's last stream ended (performance.now()): not followed again sooner than {@link REFOLLOW_AFTER_MS}. */
+  private readonly endedAt = new Map<string, number>();
   private stopped = false;
   private readonly loop: Promise<void>;
 
@@ -62,6 +71,8 @@ export class PodLogCollector {
   private follow(pod: string, restartCount: number): void {
     const key = `${pod}#${restartCount}`;
     if (this.followers.has(key)) return;
+    if (performance.now() - (this.endedAt.get(key) ?? -Infinity) < REFOLLOW_AFTER_MS) return;
+    let skip = this.received.get(key) ?? 0;
     const { cluster, namespace, container } = this.deployment;
     const child = spawn(
       cluster.kubectlBinary,
@@ -80,8 +91,20 @@ export class PodLogCollector {
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     this.followers.set(key, child);
-    createInterface({ input: child.stdout! }).on('line', (line) =>
-      this.lines.push({ pod, restartCount, line }),
-    );
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (skip > 0) {
+        skip -= 1;
+        return;
+      }
+      this.received.set(key, (this.received.get(key) ?? 0) + 1);
+      this.lines.push({ pod, restartCount, line });
+    });
+    child.once('close', () => {
+      if (this.stopped) return;
+      // Its container stopped, or the stream broke under it: the discovery loop follows it
+      // again while the pod says it runs.
+      this.followers.delete(key);
+      this.endedAt.set(key, performance.now());
+    });
   }
 }

@@ -56,12 +56,24 @@ export class EventLog {
   }
 
   /**
-   * Records one unit of work of a term-bound loop (not a `@LeaderOnly()` invocation): the line
-   * carries `term`'s fencing token and, as `live`, whether the elector still counts that term
-   * as live at this moment (its call-time check).
+   * Whether the elector counts `term` as its live term at this moment (its call-time check):
+   * what a term-bound loop's work line records as `live` (see {@link termWork}).
    */
-  termWork(task: LeaderTask, term: LeaderTerm): LeaderWorkEvent {
-    const live = this.leader.isLeader() && this.leader.term === term;
+  electorCountsLive(term: LeaderTerm): boolean {
+    return this.leader.isLeader() && this.leader.term === term;
+  }
+
+  /**
+   * Records one unit of work of a term-bound loop (not a `@LeaderOnly()` invocation): the line
+   * carries `term`'s fencing token and, as `live`, the elector's call-time check — `live` as
+   * the loop took it ({@link electorCountsLive}) before the term's own check admitted the unit,
+   * else taken now.
+   */
+  termWork(
+    task: LeaderTask,
+    term: LeaderTerm,
+    live = this.electorCountsLive(term),
+  ): LeaderWorkEvent {
     const event: LeaderWorkEvent = {
       event: 'leader-work',
       task,

@@ -29,8 +29,14 @@ export class TermHeartbeat {
   private async loop(term: LeaderTerm, periodMs: number): Promise<void> {
     // term.isLive() re-checks the renew deadline at call time: after a pause (SIGSTOP, a
     // blocked event loop) it reads false before any timer of the elector has run.
-    while (term.isLive()) {
-      this.events.termWork('heartbeat', term);
+    // The elector's own check is taken first, the term's second: time only moves on, so a
+    // deadline that passes between the two stops the loop (no line), and `live: false` on a
+    // line means the term admitted a unit the elector had already ended — a real disagreement,
+    // never the two checks straddling the deadline (long run seed 3301, round 227).
+    for (;;) {
+      const electorSaysLive = this.events.electorCountsLive(term);
+      if (!term.isLive()) return;
+      this.events.termWork('heartbeat', term, electorSaysLive);
       try {
         await sleep(periodMs, undefined, { signal: term.signal });
       } catch {
