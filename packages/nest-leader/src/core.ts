@@ -25,6 +25,7 @@ export {
   DEFAULT_RETRY_PERIOD_SECONDS,
   ACQUIRE_JITTER,
   JITTER_FACTOR,
+  lockRequestTimeoutMs,
   MAX_IDENTITY_LENGTH,
   validateIdentity,
   validateLeaderElectionTimings,

@@ -57,11 +57,6 @@ export function resolveElectionOptions(
     leaseName: merged.leaseName!,
     namespace: merged.namespace,
     identity: merged.identity ?? resolveIdentity(),
-    givenTimings: {
-      leaseDurationSeconds: merged.leaseDurationSeconds,
-      renewDeadlineSeconds: merged.renewDeadlineSeconds,
-      retryPeriodSeconds: merged.retryPeriodSeconds,
-    },
     timings: {
       leaseDurationSeconds: merged.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
       renewDeadlineSeconds: merged.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,

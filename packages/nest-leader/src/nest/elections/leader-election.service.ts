@@ -144,8 +144,8 @@ export class LeaderElectionService {
    * `to` takes it at once and nobody else may before `leaseDurationSeconds` (default the
    * election's leaseDuration) has passed. This replica stays a candidate. Without `to`, hands
    * to the preferred replica among those advertising themselves (`podTemplateHash`,
-   * `priority`): one of the newest pod template, then the highest priority, then the longest
-   * running — read from the Lease with one request.
+   * `priority`; the order: `preferredCandidate` of `nest-leader/core`), read from the Lease
+   * with one request.
    * @param to - the identity (e.g. pod name) of the replica to hand leadership to; omit it to
    *   hand to the preferred one
    * @param options.leaseDurationSeconds - how long the Lease is reserved for `to`, whole
