@@ -588,8 +588,8 @@ export function resolveLeaderElectorOptions(
 
 /**
  * How long one request to the lock may take before the elector gives up on it: half the
- * renew deadline, at least 1 s. The sidecar's transfer endpoint reads the Lease within the
- * same bound.
+ * renew deadline, at least 1 s. `LeaderElectionService.verifyTerm()` and the sidecar's transfer
+ * endpoint read the Lease within the same bound.
  * @param renewDeadlineSeconds - the election's renew deadline, seconds
  * @returns the timeout, milliseconds
  */
