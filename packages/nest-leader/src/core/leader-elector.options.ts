@@ -258,7 +258,21 @@ function checkSeconds(option: keyof LeaderElectionTimings, value: unknown): numb
 }
 
 /**
- * Applies defaults to `timings` and checks client-go's rules: all positive and finite,
+ * `timings` with the defaults (15/10/2 s, as client-go's examples) in place of unset ones; not
+ * checked (see {@link validateLeaderElectionTimings}). The one place the defaults are applied.
+ */
+export function withDefaultTimings(
+  timings: Partial<LeaderElectionTimings> = {},
+): LeaderElectionTimings {
+  return {
+    leaseDurationSeconds: timings.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
+    renewDeadlineSeconds: timings.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,
+    retryPeriodSeconds: timings.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
+  };
+}
+
+/**
+ * Applies defaults to `timings` (15/10/2 s) and checks client-go's rules: all positive and finite,
  * `leaseDurationSeconds` a whole number (the Lease field is an int32),
  * leaseDuration > renewDeadline > 1.2 × retryPeriod.
  * @returns the complete timings.
@@ -267,18 +281,10 @@ function checkSeconds(option: keyof LeaderElectionTimings, value: unknown): numb
 export function validateLeaderElectionTimings(
   timings: Partial<LeaderElectionTimings> = {},
 ): LeaderElectionTimings {
-  const leaseDurationSeconds = checkSeconds(
-    'leaseDurationSeconds',
-    timings.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
-  );
-  const renewDeadlineSeconds = checkSeconds(
-    'renewDeadlineSeconds',
-    timings.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,
-  );
-  const retryPeriodSeconds = checkSeconds(
-    'retryPeriodSeconds',
-    timings.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
-  );
+  const given = withDefaultTimings(timings);
+  const leaseDurationSeconds = checkSeconds('leaseDurationSeconds', given.leaseDurationSeconds);
+  const renewDeadlineSeconds = checkSeconds('renewDeadlineSeconds', given.renewDeadlineSeconds);
+  const retryPeriodSeconds = checkSeconds('retryPeriodSeconds', given.retryPeriodSeconds);
   if (!Number.isInteger(leaseDurationSeconds) || leaseDurationSeconds > 2 ** 31 - 1) {
     throw new InvalidLeaderElectionOptionError(
       'leaseDurationSeconds',
