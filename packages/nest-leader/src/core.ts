@@ -10,11 +10,6 @@
  * entry (`nest-leader`), the observers `nest-leader/observability`.
  */
 export * from './errors.js';
-export type {
-  KubeConfigSource,
-  KubernetesApiErrorDetails,
-  LeaseApiErrorDetails,
-} from './errors.messages.js';
 // The elector
 export { LeaderElector } from './core/election/leader-elector.js';
 export type { LeaderElectionHealth } from './core/election/leader-elector.health.js';

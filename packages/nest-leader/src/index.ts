@@ -6,11 +6,6 @@
  * `nest-leader/testing`.
  */
 export * from './errors.js';
-export type {
-  KubeConfigSource,
-  KubernetesApiErrorDetails,
-  LeaseApiErrorDetails,
-} from './errors.messages.js';
 // The types options and results are made of (their homes: nest-leader/core, nest-leader/observability)
 export type { LeaderElectionHealth } from './core/election/leader-elector.health.js';
 export type { TransferLeadershipOptions } from './core/handoff/leadership-handoff.js';
