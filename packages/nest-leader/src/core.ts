@@ -55,12 +55,15 @@ export type {
   LeaseRecord,
   LockOperation,
   ResourceLock,
+  TemplateBackoff,
   VersionedLeaseRecord,
 } from './locks/resource-lock.js';
 export {
+  MAX_TEMPLATE_BACKOFF_FAILURES,
   parseLeaseHandoff,
   parseLeaseHandoffOffer,
   parseLeaseRecord,
+  parseTemplateBackoff,
 } from './locks/resource-lock.js';
 export {
   type AdvertisedCandidate,
@@ -95,6 +98,7 @@ export {
   HANDOFF_ANNOTATION,
   HANDOFF_OFFER_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
+  TEMPLATE_BACKOFF_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/kubernetes-object/lease.lock.js';
 export {

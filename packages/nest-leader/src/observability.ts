@@ -34,6 +34,8 @@ export {
 export {
   DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS,
   DEFAULT_ROLE_LABEL_KEY,
+  LEADER_POD_DELETION_COST,
+  POD_DELETION_COST_ANNOTATION,
   POD_ROLE,
   PodRoleLabelObserver,
   type PodRoleLabelObserverOptions,
