@@ -10,6 +10,8 @@
  *   nest/ ──► sharding/ ─────────┘   (sharding/ also ──► locks/)
  *   sidecar/ ─────────────────────┘
  *   testing.ts ──► testing/ ──► core/, locks/
+ *   the entries index.ts (nest-leader), core.ts (nest-leader/core), observability.ts
+ *   (nest-leader/observability), testing.ts (nest-leader/testing); only index.ts reaches nest/
  *
  * Inside core/: election/ ──► handoff/, schedule-ledger/ ──► core/'s root (the options, the
  * term, the observer interface, the clock and the election's messages every room speaks).
@@ -183,6 +185,16 @@ module.exports = {
       ['nest', 'observability', 'sidecar', 'sharding', 'kubernetes'],
       "The test helpers stand on the core and the locks only, as users' own tests do.",
     ),
+    {
+      name: 'framework-free-entries-without-nest',
+      severity: 'error',
+      comment:
+        'nest-leader/core, nest-leader/observability and nest-leader/testing serve programs ' +
+        'without Nest: their entries (src/core.ts, src/observability.ts, src/testing.ts) never ' +
+        'reach src/nest.',
+      from: { path: `${SRC}(core|observability|testing)\\.ts$` },
+      to: { path: `${SRC}nest/` },
+    },
     layer(
       'peers-is-a-leaf',
       'peers',

@@ -18,7 +18,8 @@ import {
   type AuditEvent,
 } from '@nest-leader/test/support/cluster.js';
 import type { ClusterInfo } from '@nest-leader/test/support/control-plane.js';
-import { ACQUIRE_JITTER, type LeaderElectionTimings } from 'nest-leader';
+import type { LeaderElectionTimings } from 'nest-leader';
+import { ACQUIRE_JITTER } from 'nest-leader/core';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 import { withControlPlane } from './support/control-plane.js';
 import { writeResults } from './support/results.js';

@@ -18,7 +18,7 @@ import {
 } from '@nest-leader/test/support/candidates.js';
 import { uniqueLeaseName } from '@nest-leader/test/support/cluster.js';
 import type { ClusterInfo } from '@nest-leader/test/support/control-plane.js';
-import { ACQUIRE_JITTER } from 'nest-leader';
+import { ACQUIRE_JITTER } from 'nest-leader/core';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 import { withControlPlane } from './support/control-plane.js';
 import { writeResults } from './support/results.js';

@@ -36,7 +36,7 @@ import {
 import { namedElectionLogs } from './election-logs.js';
 import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '@nest-leader/demo/demo.constants';
 import { ProbeMonitor } from './probe-monitor.js';
-import { defaultHorizonMs } from 'nest-leader';
+import { defaultHorizonMs } from 'nest-leader/core';
 import { renderTimelineSvg } from './timeline-chart.js';
 
 /** The harness's default timings: short, so 1,000 transitions fit in an hour. */

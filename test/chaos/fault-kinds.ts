@@ -2,7 +2,7 @@
  * The chaos harness's fault catalogue: every kind of fault, what it does, and the longest
  * leaderless gap it may cause, derived from the election timings. Pure data and arithmetic.
  */
-import { ACQUIRE_JITTER } from 'nest-leader';
+import { ACQUIRE_JITTER } from 'nest-leader/core';
 
 /** Every fault the schedule draws from. */
 export const FAULT_KINDS = [

@@ -12,7 +12,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { DEMO_DEPLOY_DIR, DEMO_NAMESPACE } from '@nest-leader/demo/launcher/demo-manifests';
 import { type NodeCluster, startNodeCluster } from '@nest-leader/demo/launcher/node-cluster';
-import { defaultHorizonMs } from 'nest-leader';
+import { defaultHorizonMs } from 'nest-leader/core';
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
 import { PodLogCollector } from '../support/pod-log-collector.js';

@@ -6,7 +6,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Lease } from '@kubernetes/client-node';
-import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates, preferredCandidate } from 'nest-leader';
+import {
+  CANDIDATES_ANNOTATION,
+  parseAdvertisedCandidates,
+  preferredCandidate,
+} from 'nest-leader/core';
 import { killContainer, setContainerFrozen, setEgressDrop } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';

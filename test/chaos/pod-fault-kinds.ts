@@ -9,7 +9,7 @@ import {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,
   DEFAULT_RETRY_PERIOD_SECONDS,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { loadDemoManifests } from '@nest-leader/demo/launcher/demo-manifests';
 import { DRAIN_MS } from './fault-kinds.js';
 

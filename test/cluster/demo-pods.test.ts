@@ -27,7 +27,7 @@ import {
   type LeaderWorkEvent,
   longestWorkGap,
 } from '@nest-leader/demo/demo-events';
-import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader';
+import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader/core';
 import { eventually } from '../support/eventually.js';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 import { killContainer } from '../support/containerd.js';

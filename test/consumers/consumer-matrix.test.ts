@@ -167,12 +167,13 @@ async function cell(flavor: Flavor, runtime: NodeRuntime): Promise<void> {
     });
   }
 
-  // One copy of the package whether it is required or imported (no dual-package hazard).
+  // One copy of the package whether it is required or imported (no dual-package hazard), and
+  // one copy of each class across its entries (an error thrown by the core is the main entry's).
   const sameCopy = await run(
     node,
     [
       '-e',
-      "const c = require('nest-leader'); import('nest-leader').then((e) => console.log(c.LeaderModule === e.LeaderModule && c.LeaderElectionService === e.LeaderElectionService))",
+      "const c = require('nest-leader'); const k = require('nest-leader/core'); Promise.all([import('nest-leader'), import('nest-leader/core')]).then(([e, ek]) => console.log(c.LeaderModule === e.LeaderModule && c.LeaderElectionService === e.LeaderElectionService && k.LeaderElector === ek.LeaderElector && c.LeaderElectionError === ek.LeaderElectionError))",
     ],
     { cwd: app },
   );

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { defaultFileLockDirectory, FileLock, userFileLockDirectory } from 'nest-leader';
+import { defaultFileLockDirectory, FileLock, userFileLockDirectory } from 'nest-leader/core';
 import { describeFailoverScenario } from './support/failover-scenario.js';
 
 describeFailoverScenario('demo on the file-lock default (no cluster)', async (leaseName) => {

@@ -27,7 +27,7 @@ import {
   DEMO_SERVICE_ACCOUNT,
   loadDemoManifests,
 } from '@nest-leader/demo/launcher/demo-manifests';
-import { POD_DELETION_COST_ANNOTATION } from 'nest-leader';
+import { POD_DELETION_COST_ANNOTATION } from 'nest-leader/observability';
 import { getTestCluster, kubeConfigFor } from '../support/cluster.js';
 
 function only<T extends KubernetesObject>(objects: KubernetesObject[], kind: string): T {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { readLease } from '@nest-leader/demo/launcher/kube-access';
-import { LeaderElector, type LeaderTerm, LeaseApiError, LeaseLock } from 'nest-leader';
+import { type LeaderTerm, LeaseApiError } from 'nest-leader';
+import { LeaderElector, LeaseLock } from 'nest-leader/core';
 import { RecordingLogger } from 'nest-leader/testing';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import {

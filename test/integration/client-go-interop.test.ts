@@ -9,7 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader';
+import { SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader/core';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { ELECTOR_VERBS, grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { FAST_TIMINGS } from '../support/candidates.js';

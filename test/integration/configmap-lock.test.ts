@@ -7,13 +7,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { KubernetesApiError } from 'nest-leader';
 import {
   ConfigMapLock,
-  KubernetesApiError,
   LEADER_ANNOTATION,
   LeaderElector,
   UNREADABLE_HOLDER,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { grantConfigMapAccess, revokeConfigMapAccess } from '../support/rbac.js';

@@ -6,12 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import {
-  ELECTION_METRIC_NAMES as M,
-  LeaderElector,
-  LeaseLock,
-  PrometheusElectionObserver,
-} from 'nest-leader';
+import { LeaderElector, LeaseLock } from 'nest-leader/core';
+import { ELECTION_METRIC_NAMES as M, PrometheusElectionObserver } from 'nest-leader/observability';
 import { RecordingLogger } from 'nest-leader/testing';
 import { Registry } from 'prom-client';
 import { FAST_TIMINGS } from '../support/candidates.js';

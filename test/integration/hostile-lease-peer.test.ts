@@ -16,7 +16,7 @@ import {
   setHeaderOptions,
   type V1Lease,
 } from '@kubernetes/client-node';
-import { SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader';
+import { SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader/core';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { CandidateProcess, leaseTarget } from '../support/candidate-process.js';

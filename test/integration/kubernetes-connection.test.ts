@@ -17,7 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { CoordinationV1Api, EventsV1Api, KubeConfig } from '@kubernetes/client-node';
-import { type LeaderTerm, LeaseEventsObserver, LeaseLock } from 'nest-leader';
+import type { LeaderTerm } from 'nest-leader';
+import { LeaseLock } from 'nest-leader/core';
+import { LeaseEventsObserver } from 'nest-leader/observability';
 import {
   getTestCluster,
   kubeConfigFor,

@@ -4,7 +4,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LeaseApiError, LeaseLock } from 'nest-leader';
+import { LeaseApiError } from 'nest-leader';
+import { LeaseLock } from 'nest-leader/core';
 import {
   coordinationApi,
   getTestCluster,

@@ -11,7 +11,7 @@ import {
   ELECTION_METRIC_NAMES,
   LeaseEventsObserver,
   PrometheusElectionObserver,
-} from 'nest-leader';
+} from 'nest-leader/observability';
 import { Registry } from 'prom-client';
 import { RecordingLogger } from 'nest-leader/testing';
 import {

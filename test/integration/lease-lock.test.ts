@@ -12,15 +12,8 @@ import { tmpdir } from 'node:os';
 import { rootCertificates } from 'node:tls';
 import { join } from 'node:path';
 import { KubeConfig, V1MicroTime, type Cluster, type User } from '@kubernetes/client-node';
-import {
-  SCHEDULE_LEDGER_ANNOTATION,
-  KubernetesApiError,
-  LeaderElector,
-  LeaseApiError,
-  LeaseLock,
-  LockConflictError,
-  selectLock,
-} from 'nest-leader';
+import { KubernetesApiError, LeaseApiError, LockConflictError } from 'nest-leader';
+import { SCHEDULE_LEDGER_ANNOTATION, LeaderElector, LeaseLock, selectLock } from 'nest-leader/core';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { eventually } from '../support/eventually.js';
 

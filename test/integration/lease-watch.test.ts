@@ -7,14 +7,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RbacAuthorizationV1Api, V1MicroTime, Watch } from '@kubernetes/client-node';
+import { LeaseApiError, type ElectionLogger } from 'nest-leader';
 import {
   LeaderElector,
-  LeaseApiError,
   LeaseLock,
-  type ElectionLogger,
   type LockWatchListener,
   type VersionedLeaseRecord,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import {
   coordinationApi,
   getTestCluster,

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, V1MicroTime, type V1Service } from '@kubernetes/client-node';
+import type { ElectionObserver } from 'nest-leader';
 import {
-  type ElectionObserver,
   PodRoleLabelObserver,
   DEFAULT_ROLE_LABEL_KEY as ROLE,
   LEADER_POD_DELETION_COST,
   POD_DELETION_COST_ANNOTATION,
-} from 'nest-leader';
+} from 'nest-leader/observability';
 import { RecordingLogger } from 'nest-leader/testing';
 import {
   coordinationApi,

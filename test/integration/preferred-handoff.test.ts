@@ -8,7 +8,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader';
+import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader/core';
 import { coordinationApi, getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { candidateFleet } from '../support/candidate-fleet.js';

@@ -17,7 +17,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultHorizonMs } from 'nest-leader';
+import { defaultHorizonMs } from 'nest-leader/core';
 import { candidateRunInput } from '../chaos/candidate-logs.js';
 import type { FaultKind } from '../chaos/fault-kinds.js';
 import { checkChaosRun } from '../chaos/invariant-checker.js';

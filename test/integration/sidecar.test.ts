@@ -6,7 +6,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
-import { parseSidecarArgs } from 'nest-leader';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
 import { readStoredRecord } from '../support/lock-history.js';
@@ -22,6 +21,13 @@ import {
 import { applyManifests } from '@nest-leader/demo/launcher/demo-manifests';
 import { repoRoot } from '../support/control-plane.js';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+// The sidecar's flag parser belongs to the program, not to any entry of the library: load it
+// from the package's build.
+const { parseSidecarArgs } = (await import(
+  pathToFileURL(join(repoRoot, 'packages/nest-leader/dist/esm/sidecar/sidecar-options.js')).href
+)) as typeof import('../../packages/nest-leader/dist/esm/sidecar/sidecar-options.js');
 
 const cluster = getTestCluster();
 const IDENTITIES = ['alice', 'bob', 'carol'] as const;

@@ -2,7 +2,8 @@
  * Several LeaderElectors on one real Lease, each with its own credentials, plus what the tests
  * and benchmarks observe of them: who started leading when, what they logged.
  */
-import { LeaderElector, LeaseLock, type LeaderElectionTimings, type LeaderTerm } from 'nest-leader';
+import type { LeaderElectionTimings, LeaderTerm } from 'nest-leader';
+import { LeaderElector, LeaseLock } from 'nest-leader/core';
 import { type RecordedLogLine, RecordingLogger } from 'nest-leader/testing';
 import type { ClusterInfo } from './control-plane.js';
 import { kubeConfigFor } from './cluster.js';

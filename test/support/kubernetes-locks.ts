@@ -2,7 +2,8 @@
  * The Kubernetes locks a test candidate can campaign on, by the name tests use for them.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ConfigMapLock, LeaseLock, type ResourceLock } from 'nest-leader';
+import type { ResourceLock } from 'nest-leader';
+import { ConfigMapLock, LeaseLock } from 'nest-leader/core';
 
 /** What every Kubernetes lock needs. */
 export interface KubernetesLockTarget {

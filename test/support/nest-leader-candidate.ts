@@ -51,14 +51,13 @@ import { createInterface } from 'node:readline';
 import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import type { ElectionLogger, LeaderTerm } from 'nest-leader';
 import {
   FileLock,
   LeaderElector,
   LeaseCandidateRegistration,
-  type ElectionLogger,
   type LeaderElectorOptions,
-  type LeaderTerm,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import type { CandidateEvent, TransferOrder } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { monotonicNowMs } from './monotonic-time.js';

@@ -2,7 +2,8 @@
  * One LeaderElector on a real Lease, authenticated as a test identity, reporting to an
  * ElectionObserver — what the observability integration tests elect with.
  */
-import { type ElectionObserver, type ElectionLogger, LeaderElector, LeaseLock } from 'nest-leader';
+import type { ElectionObserver, ElectionLogger } from 'nest-leader';
+import { LeaderElector, LeaseLock } from 'nest-leader/core';
 import { RecordingLogger } from 'nest-leader/testing';
 import { kubeConfigFor } from './cluster.js';
 import { FAST_TIMINGS } from './candidates.js';

@@ -3,12 +3,12 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import {
-  FileLock,
   LeaderHealthIndicator,
   LeaderModule,
   type LeaderModuleOptions,
   type RegisterElectionOptions,
 } from 'nest-leader';
+import { FileLock } from 'nest-leader/core';
 import type { DemoConfig } from './demo.config.js';
 import { DEMO_CONFIG, SHARD_ELECTION } from './demo.constants.js';
 import { DebugController } from './debug/debug.controller.js';

@@ -1,5 +1,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { LeaderElector, LeaseCandidateRegistration, LeaseLock, resolveIdentity } from 'nest-leader';
+import {
+  LeaderElector,
+  LeaseCandidateRegistration,
+  LeaseLock,
+  resolveIdentity,
+} from 'nest-leader/core';
 
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromDefault();

@@ -1,13 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import { LeaderElector, LeaseLock, resolveIdentity } from 'nest-leader/core';
 import {
   combineElectionObservers,
-  LeaderElector,
   LeaseEventsObserver,
-  LeaseLock,
   PodRoleLabelObserver,
   PrometheusElectionObserver,
-  resolveIdentity,
-} from 'nest-leader';
+} from 'nest-leader/observability';
 import { register } from 'prom-client';
 
 /** The core elector with metrics, Events on the Lease and pod role labels. */

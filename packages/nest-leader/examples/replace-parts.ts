@@ -5,9 +5,9 @@ import {
   getElectionLockToken,
   getElectionObserverToken,
   LeaderModule,
-  LeaseLock,
   type ResourceLock,
 } from 'nest-leader';
+import { LeaseLock } from 'nest-leader/core';
 
 /** Counts term starts per election; the default election's name is 'default'. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { LeaderFileContent, SidecarLeaderResponse } from 'nest-leader';
+import type { LeaderFileContent, SidecarLeaderResponse } from 'nest-leader/core';
 
 const LEADER_FILE = '/leader-election/is-leader';
 

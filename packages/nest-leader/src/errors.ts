@@ -91,6 +91,11 @@ export class LockConflictError extends LeaderElectionError {
 }
 
 export type {
+  KubeConfigSource,
+  KubernetesApiErrorDetails,
+  LeaseApiErrorDetails,
+} from './errors.messages.js';
+export type {
   KubernetesApiErrorKind,
   KubernetesVerb,
   LeaderTermEndReason,

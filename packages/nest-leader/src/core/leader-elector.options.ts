@@ -156,16 +156,16 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
   /**
    * Which version of the application this candidate runs: its pod's `pod-template-hash` label
    * (the same for every pod of one Deployment revision). Advertised in the election record, so
-   * a leader handing off prefers a candidate of the newest pod template — during a rollout,
-   * one that will not be replaced next (see "Preferred replicas" in the package's docs/handoff-and-rollouts.md). Default: the
+   * a leader handing off can prefer this version (the order: `preferredCandidate`) — during a
+   * rollout, one that will not be replaced next (see "Preferred replicas" in the package's docs/handoff-and-rollouts.md). Default: the
    * `POD_TEMPLATE_HASH` environment variable (downward API:
    * `fieldRef: { fieldPath: "metadata.labels['pod-template-hash']" }`), if set.
    * A label value: 1–63 letters, digits, `-`, `_`, `.`.
    */
   podTemplateHash?: string;
   /**
-   * This candidate's priority when a leader chooses whom to hand off to: among candidates of
-   * the newest pod template, the higher priority is preferred (then the earliest started).
+   * This candidate's priority when a leader chooses whom to hand off to: higher is preferred,
+   * after the pod template (the order: `preferredCandidate`).
    * A whole number in the int32 range. Default 0. A candidate advertises itself (one write at
    * start, one at stop; none in between) only when it has a `podTemplateHash` or a
    * `priority`, and only on locks that store advertisements (`LeaseLock`, `MemoryLock`).
@@ -294,7 +294,21 @@ function checkSeconds(option: keyof LeaderElectionTimings, value: unknown): numb
 }
 
 /**
- * Applies defaults to `timings` and checks client-go's rules: all positive and finite,
+ * `timings` with the defaults (15/10/2 s, as client-go's examples) in place of unset ones; not
+ * checked (see {@link validateLeaderElectionTimings}). The one place the defaults are applied.
+ */
+export function withDefaultTimings(
+  timings: Partial<LeaderElectionTimings> = {},
+): LeaderElectionTimings {
+  return {
+    leaseDurationSeconds: timings.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
+    renewDeadlineSeconds: timings.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,
+    retryPeriodSeconds: timings.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
+  };
+}
+
+/**
+ * Applies defaults to `timings` (15/10/2 s) and checks client-go's rules: all positive and finite,
  * `leaseDurationSeconds` a whole number (the Lease field is an int32),
  * leaseDuration > renewDeadline > 1.2 × retryPeriod.
  * @returns the complete timings.
@@ -303,18 +317,10 @@ function checkSeconds(option: keyof LeaderElectionTimings, value: unknown): numb
 export function validateLeaderElectionTimings(
   timings: Partial<LeaderElectionTimings> = {},
 ): LeaderElectionTimings {
-  const leaseDurationSeconds = checkSeconds(
-    'leaseDurationSeconds',
-    timings.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
-  );
-  const renewDeadlineSeconds = checkSeconds(
-    'renewDeadlineSeconds',
-    timings.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,
-  );
-  const retryPeriodSeconds = checkSeconds(
-    'retryPeriodSeconds',
-    timings.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
-  );
+  const given = withDefaultTimings(timings);
+  const leaseDurationSeconds = checkSeconds('leaseDurationSeconds', given.leaseDurationSeconds);
+  const renewDeadlineSeconds = checkSeconds('renewDeadlineSeconds', given.renewDeadlineSeconds);
+  const retryPeriodSeconds = checkSeconds('retryPeriodSeconds', given.retryPeriodSeconds);
   if (!Number.isInteger(leaseDurationSeconds) || leaseDurationSeconds > 2 ** 31 - 1) {
     throw new InvalidLeaderElectionOptionError(
       'leaseDurationSeconds',
@@ -488,7 +494,7 @@ export interface ResolvedLeaderElectorOptions {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
-  /** Per-request timeout: max(1 s, renewDeadline / 2). */
+  /** Per-request timeout: {@link lockRequestTimeoutMs}. */
   requestTimeoutMs: number;
   releaseOnStop: boolean;
   watchLease: boolean;
@@ -619,7 +625,7 @@ export function resolveLeaderElectorOptions(
     leaseDurationMs: timings.leaseDurationSeconds * 1000,
     renewDeadlineMs,
     retryPeriodMs: timings.retryPeriodSeconds * 1000,
-    requestTimeoutMs: Math.max(1000, renewDeadlineMs / 2),
+    requestTimeoutMs: lockRequestTimeoutMs(timings.renewDeadlineSeconds),
     releaseOnStop,
     watchLease,
     onLost,
@@ -636,4 +642,15 @@ export function resolveLeaderElectorOptions(
     clock,
     logger,
   };
+}
+
+/**
+ * How long one request to the lock may take before the elector gives up on it: half the
+ * renew deadline, at least 1 s. `LeaderElectionService.verifyTerm()` and the sidecar's transfer
+ * endpoint read the Lease within the same bound.
+ * @param renewDeadlineSeconds - the election's renew deadline, seconds
+ * @returns the timeout, milliseconds
+ */
+export function lockRequestTimeoutMs(renewDeadlineSeconds: number): number {
+  return Math.max(1000, (renewDeadlineSeconds * 1000) / 2);
 }

@@ -1,8 +1,8 @@
 /**
  * What candidates advertise about themselves beside the election record
  * (`LeaseRecord.candidates`; on a Lease, the annotation `nest-leader/candidates`), so a leader
- * handing off can prefer one — a candidate of the newest pod template — without a request of
- * its own: it already holds the record. The shape, its stored JSON form and its lenient parser.
+ * handing off can prefer one (the order: `preferredCandidate`) without a request of its own:
+ * it already holds the record. The shape, its stored JSON form and its lenient parser.
  */
 
 import {

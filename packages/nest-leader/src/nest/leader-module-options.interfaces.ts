@@ -81,9 +81,9 @@ export interface LeaderModuleOptions extends LeaderModuleElectorSettings {
    */
   releaseOnShutdown?: boolean;
   /**
-   * On shutdown, with `releaseOnShutdown`, hand the Lease to the preferred replica — one of the
-   * newest pod template (`podTemplateHash`), then the highest `priority`, then the longest
-   * running — instead of releasing it to anyone; release when none advertises itself or the
+   * On shutdown, with `releaseOnShutdown`, hand the Lease to the preferred replica among those
+   * advertising `podTemplateHash` or `priority` (the order: `preferredCandidate` of
+   * `nest-leader/core`) instead of releasing it to anyone; release when none advertises itself or the
    * handoff fails. Default true. (The elector's `handoffOnStop`.)
    */
   handoffOnShutdown?: boolean;

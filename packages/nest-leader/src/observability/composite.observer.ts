@@ -10,14 +10,15 @@ export interface Flushable {
   flush?(): Promise<void>;
 }
 
-const METHODS = [
-  'termStarted',
-  'termEnded',
-  'renewed',
-  'renewSlowPath',
-  'lockRequest',
-  'leaderObserved',
-] as const satisfies readonly (keyof ElectionObserver)[];
+/** Every method of the observer, checked both ways: a new event cannot be left out here. */
+const METHODS = Object.keys({
+  termStarted: true,
+  termEnded: true,
+  renewed: true,
+  renewSlowPath: true,
+  lockRequest: true,
+  leaderObserved: true,
+} satisfies Record<keyof ElectionObserver, true>) as (keyof ElectionObserver)[];
 
 /**
  * One {@link ElectionObserver} that passes every event to each of `observers`, in order; one

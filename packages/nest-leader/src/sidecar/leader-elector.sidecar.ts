@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { LeaderElector } from '../core/election/leader-elector.js';
-import type { ElectionLogger } from '../core/leader-elector.options.js';
+import { type ElectionLogger, lockRequestTimeoutMs } from '../core/leader-elector.options.js';
 import type { Clock } from '../core/clock.js';
 import { LeaseLock } from '../locks/kubernetes-object/lease.lock.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
@@ -127,7 +127,7 @@ export class LeaderElectorSidecar {
         elector: this.elector,
         lock,
         leaseDurationSeconds: options.leaseDurationSeconds,
-        readTimeoutMs: Math.max(1000, (options.renewDeadlineSeconds * 1000) / 2),
+        readTimeoutMs: lockRequestTimeoutMs(options.renewDeadlineSeconds),
         token,
         logger: this.logger,
         limits: dependencies.httpLimits,

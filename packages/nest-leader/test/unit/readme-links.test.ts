@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-// build/test/unit → the package root, and the repository root above it
-const packageRoot = new URL('../../../', import.meta.url);
+// build/test → the package root, and the repository root above it
+const packageRoot = new URL('../../', import.meta.url);
 const repoRoot = new URL('../../', packageRoot);
 const readme = readFileSync(new URL('README.md', packageRoot), 'utf8');
 const manifest = JSON.parse(readFileSync(new URL('package.json', packageRoot), 'utf8')) as {

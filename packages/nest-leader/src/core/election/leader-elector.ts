@@ -276,8 +276,7 @@ export class LeaderElector {
    *
    * @param to - the identity of the candidate to hand leadership to (not this one); omit it to
    *   hand to the preferred candidate among those advertising themselves, read fresh before the
-   *   term ends (`preferredCandidate`: newest pod template, then highest priority, then earliest
-   *   started)
+   *   term ends (as `preferredCandidate` orders them)
    * @param options - see {@link TransferLeadershipOptions}
    * @returns resolves once the handoff is written (not when the target has taken it)
    * @throws InvalidLeaderElectionOptionError (synchronously) if `to` is empty or this

@@ -1,8 +1,18 @@
 /**
  * Whom a leader prefers to hand its Lease to, from what the candidates advertise
- * (`LeaseRecord.candidates`), and how the advertisement list is edited. Pure functions.
- *
- * The preference, in order:
+ * (`LeaseRecord.candidates`), and how the advertisement list is edited. Pure functions. The
+ * preference is written once, on `preferredCandidate`; the rest of the library refers to it.
+ */
+
+import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
+import { MAX_ADVERTISED_CANDIDATES } from '../../locks/peer-bounds.js';
+import type { LeaseRecord } from '../../locks/resource-lock.js';
+
+export { MAX_ADVERTISED_CANDIDATES } from '../../locks/peer-bounds.js';
+
+/**
+ * The candidate to hand off to, or `undefined` when no one but `self` advertised. The
+ * preference, in order:
  * 1. a candidate of the **newest pod template**: templates (candidates with the same
  *    `podTemplateHash`) are ranked by the earliest start among their candidates, latest first.
  *    During a rollout the new template's first pod starts after the rollout began, while every
@@ -13,17 +23,6 @@
  *    next one replaced, and the most likely to be ready);
  * 4. then the identity, so every leader picks the same one.
  * Never the leader itself.
- */
-
-import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
-import { MAX_ADVERTISED_CANDIDATES } from '../../locks/peer-bounds.js';
-import type { LeaseRecord } from '../../locks/resource-lock.js';
-
-export { MAX_ADVERTISED_CANDIDATES } from '../../locks/peer-bounds.js';
-
-/**
- * The candidate to hand off to (see the file's description), or `undefined` when no one but
- * `self` advertised.
  * @param self - the leader's identity, never chosen
  */
 export function preferredCandidate(

@@ -3,7 +3,10 @@ import { type ElectionObserver, noopElectionObserver } from '../../core/election
 import { LeaseLock } from '../../locks/kubernetes-object/lease.lock.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import { observabilityMessages } from '../../observability/observability.messages.js';
-import { combineElectionObservers } from '../../observability/composite.observer.js';
+import {
+  combineElectionObservers,
+  type Flushable,
+} from '../../observability/composite.observer.js';
 import type {
   LeaderOnlyCallTally,
   ScheduleSlotCounter,
@@ -19,18 +22,27 @@ import { withModuleOptionNames } from './election-options.mapping.js';
 import type { ResolvedElectionOptions } from './elections.interfaces.js';
 
 /**
+ * An election's observer as the Nest layer uses it: what `getElectionObserverToken(name)`
+ * provides (ours, or a user's `ElectionObserver`), with the extras ours may have. Each extra is
+ * optional: a user's observer has none of them, and the election runs without.
+ */
+export interface ElectionObserverWithExtras extends ElectionObserver, Flushable {
+  /** Present with `metrics`: the counts of one `@LeaderOnly()` handler. */
+  leaderOnlyCallTally?(election: string, handler: string): LeaderOnlyCallTally;
+  /** Present with `metrics`: the counter of one leader-only recurring job's slots. */
+  scheduleSlotCounter?(election: string, job: string): ScheduleSlotCounter;
+}
+
+/**
  * The observer the election's `metrics`, `kubernetesEvents` and `podRoleLabel` options ask for:
  * the default provider of `getElectionObserverToken(name)`. `flush()` is awaited before the
  * Lease is released (see `withObserverFlush`), and the metrics leave the gauges when the
  * application shuts down.
  */
-export interface ConfiguredElectionObserver extends ElectionObserver, OnApplicationShutdown {
+export interface ConfiguredElectionObserver
+  extends ElectionObserverWithExtras, OnApplicationShutdown {
   /** Resolves when the Events and labels queued so far are written or given up. */
   flush(): Promise<void>;
-  /** Present with `metrics`: the counts of one `@LeaderOnly()` handler. */
-  leaderOnlyCallTally?(election: string, handler: string): LeaderOnlyCallTally;
-  /** Present with `metrics`: the counter of one leader-only recurring job's slots. */
-  scheduleSlotCounter?(election: string, job: string): ScheduleSlotCounter;
 }
 
 /**

@@ -1,11 +1,7 @@
 import { SystemClock } from '../../core/clock.js';
 import { resolveIdentity } from '../../core/identity.js';
 import { rejectUnknownOptions } from '../../core/option-names.js';
-import {
-  DEFAULT_LEASE_DURATION_SECONDS,
-  DEFAULT_RENEW_DEADLINE_SECONDS,
-  DEFAULT_RETRY_PERIOD_SECONDS,
-} from '../../core/leader-elector.options.js';
+import { withDefaultTimings } from '../../core/leader-elector.options.js';
 import { InvalidLeaderElectionOptionError } from '../../errors.js';
 import { DEFAULT_ELECTION_NAME, DEFAULT_SHUTDOWN_GRACE_MS } from '../leader.constants.js';
 import {
@@ -57,16 +53,7 @@ export function resolveElectionOptions(
     leaseName: merged.leaseName!,
     namespace: merged.namespace,
     identity: merged.identity ?? resolveIdentity(),
-    givenTimings: {
-      leaseDurationSeconds: merged.leaseDurationSeconds,
-      renewDeadlineSeconds: merged.renewDeadlineSeconds,
-      retryPeriodSeconds: merged.retryPeriodSeconds,
-    },
-    timings: {
-      leaseDurationSeconds: merged.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS,
-      renewDeadlineSeconds: merged.renewDeadlineSeconds ?? DEFAULT_RENEW_DEADLINE_SECONDS,
-      retryPeriodSeconds: merged.retryPeriodSeconds ?? DEFAULT_RETRY_PERIOD_SECONDS,
-    },
+    timings: withDefaultTimings(merged),
     lock: merged.lock ?? 'auto',
     kubeConfig: merged.kubeConfig,
     shutdownGraceMs: validateShutdownGraceMs(merged.shutdownGraceMs, election),

@@ -1,5 +1,4 @@
 import { Logger, type Provider } from '@nestjs/common';
-import type { ElectionObserver } from '../../core/election-observer.js';
 import { LeaderElector } from '../../core/election/leader-elector.js';
 import type { LeaderCallbacks } from '../../core/leader-elector.options.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
@@ -10,13 +9,13 @@ import type { ResourceLock } from '../../locks/resource-lock.js';
 import { nestMessages } from '../nest.messages.js';
 import { toElectionLogger } from '../nest-logger.adapter.js';
 import type { LeaderOnlyCallCounter } from '../leader-only/leader-only.interfaces.js';
-import type {
-  LeaderOnlyCallTally,
-  ScheduleSlotCounter,
-} from '../../observability/election-metrics.interfaces.js';
+import type { ScheduleSlotCounter } from '../../observability/election-metrics.interfaces.js';
 import { ScheduleLedgerKeeper } from '../schedule/schedule-ledger.keeper.js';
 import { ElectionDirectory } from './election.directory.js';
-import { buildElectionObserver } from './election-observer.factory.js';
+import {
+  buildElectionObserver,
+  type ElectionObserverWithExtras,
+} from './election-observer.factory.js';
 import { ElectionOrchestrator } from './election.orchestrator.js';
 import {
   getElectionCallbacksToken,
@@ -92,7 +91,7 @@ export function createElectionProviders(name: string): Provider[] {
     {
       provide: scheduleToken(name),
       inject: [getElectionOptionsToken(name), getElectionObserverToken(name)],
-      useFactory: (options: ResolvedElectionOptions, observer: ElectionObserver) =>
+      useFactory: (options: ResolvedElectionOptions, observer: ElectionObserverWithExtras) =>
         new ScheduleLedgerKeeper(name, options.clock, slotCounter(name, observer)),
     },
     {
@@ -100,7 +99,7 @@ export function createElectionProviders(name: string): Provider[] {
       inject: [orchestratorToken(name), getElectionObserverToken(name), scheduleToken(name)],
       useFactory: (
         orchestrator: ElectionOrchestrator,
-        observer: ElectionObserver,
+        observer: ElectionObserverWithExtras,
         schedule: ScheduleLedgerKeeper,
       ) =>
         withScheduleCatchUp(withObserverFlush(orchestrator.callbacks, observer), schedule, logger),
@@ -117,7 +116,7 @@ export function createElectionProviders(name: string): Provider[] {
       useFactory: (
         options: ResolvedElectionOptions,
         lock: ResourceLock,
-        observer: ElectionObserver,
+        observer: ElectionObserverWithExtras,
         callbacks: LeaderCallbacks,
         schedule: ScheduleLedgerKeeper,
       ): ManagedElector =>
@@ -170,7 +169,7 @@ export function createElectionProviders(name: string): Provider[] {
         elector: ManagedElector,
         orchestrator: ElectionOrchestrator,
         service: LeaderElectionService,
-        observer: ElectionObserver,
+        observer: ElectionObserverWithExtras,
         schedule: ScheduleLedgerKeeper,
       ): RegisteredElection => {
         const election: RegisteredElection = {
@@ -209,9 +208,9 @@ export function createElectionProviders(name: string): Provider[] {
  */
 function withObserverFlush(
   callbacks: LeaderCallbacks,
-  observer: ElectionObserver,
+  observer: ElectionObserverWithExtras,
 ): LeaderCallbacks {
-  const flush = (observer as { flush?: () => Promise<void> }).flush;
+  const { flush } = observer;
   if (typeof flush !== 'function') return callbacks;
   return {
     ...callbacks,
@@ -244,22 +243,18 @@ function withScheduleCatchUp(
 /** Counts the slots of leader-only recurring jobs when the election's observer has metrics. */
 function slotCounter(
   election: string,
-  observer: ElectionObserver,
+  observer: ElectionObserverWithExtras,
 ): ((job: string) => ScheduleSlotCounter) | undefined {
-  const counter = (
-    observer as { scheduleSlotCounter?: (e: string, j: string) => ScheduleSlotCounter }
-  ).scheduleSlotCounter;
+  const counter = observer.scheduleSlotCounter;
   return typeof counter === 'function' ? (job) => counter.call(observer, election, job) : undefined;
 }
 
 /** Counts `@LeaderOnly()` calls when the election's observer keeps call counts (metrics on). */
 function callCounter(
   election: string,
-  observer: ElectionObserver,
+  observer: ElectionObserverWithExtras,
 ): LeaderOnlyCallCounter | undefined {
-  const tally = (
-    observer as { leaderOnlyCallTally?: (e: string, h: string) => LeaderOnlyCallTally }
-  ).leaderOnlyCallTally;
+  const tally = observer.leaderOnlyCallTally;
   return typeof tally === 'function'
     ? (handler) => tally.call(observer, election, handler)
     : undefined;

@@ -42,11 +42,6 @@ export interface ResolvedElectionOptions extends Readonly<LeaderModuleElectorSet
   readonly identity: string;
   /** Defaults applied; checked by the elector (which names the option as the user wrote it). */
   readonly timings: LeaderElectionTimings;
-  /**
-   * The timings as given (merged over `forRoot()`'s), unset ones `undefined`: what the elector
-   * gets, so its rules blame the option the user actually set.
-   */
-  readonly givenTimings: Partial<LeaderElectionTimings>;
   readonly lock: LeaderLockKind | SidecarLockSpec | ResourceLock;
   readonly kubeConfig?: KubeConfig | string;
   readonly shutdownGraceMs: number;

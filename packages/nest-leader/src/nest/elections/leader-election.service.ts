@@ -2,7 +2,11 @@ import { LeaderElectionError } from '../../errors.js';
 import { nestErrorMessages } from '../../errors.messages.js';
 import type { LeaderElectionHealth } from '../../core/election/leader-elector.health.js';
 import type { TransferLeadershipOptions } from '../../core/handoff/leadership-handoff.js';
-import type { LeaderElectionTimings, LeaderTerm } from '../../core/leader-elector.options.js';
+import {
+  type LeaderElectionTimings,
+  type LeaderTerm,
+  lockRequestTimeoutMs,
+} from '../../core/leader-elector.options.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import type { ElectionOrchestrator } from './election.orchestrator.js';
 import type { ManagedElector } from './elections.interfaces.js';
@@ -105,7 +109,7 @@ export class LeaderElectionService {
     signal?.throwIfAborted();
     const usable = () => this.elector.term === term || (whileDraining && endedByShutdown(term));
     if (!this.lock || !usable()) return false;
-    const timeoutMs = Math.max(1000, (this.timings.renewDeadlineSeconds * 1000) / 2);
+    const timeoutMs = lockRequestTimeoutMs(this.timings.renewDeadlineSeconds);
     const signals = [AbortSignal.timeout(timeoutMs)];
     if (!whileDraining) signals.push(term.signal);
     if (signal) signals.push(signal);
@@ -144,8 +148,8 @@ export class LeaderElectionService {
    * `to` takes it at once and nobody else may before `leaseDurationSeconds` (default the
    * election's leaseDuration) has passed. This replica stays a candidate. Without `to`, hands
    * to the preferred replica among those advertising themselves (`podTemplateHash`,
-   * `priority`): one of the newest pod template, then the highest priority, then the longest
-   * running — read from the Lease with one request.
+   * `priority`; the order: `preferredCandidate` of `nest-leader/core`), read from the Lease
+   * with one request.
    * @param to - the identity (e.g. pod name) of the replica to hand leadership to; omit it to
    *   hand to the preferred one
    * @param options.leaseDurationSeconds - how long the Lease is reserved for `to`, whole

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   type AdvertisedCandidate,
-  newestTemplate,
   parseAdvertisedCandidates,
   preferredCandidate,
-} from 'nest-leader';
+} from 'nest-leader/core';
+import { newestTemplate } from '../../../dist/esm/core/handoff/candidate-preference.js';
 
 /** A candidate started `startedMin` minutes after 10:00. */
 function c(

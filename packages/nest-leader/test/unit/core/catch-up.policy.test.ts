@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { CatchUpOptions, CatchUpPolicy } from 'nest-leader';
+import { defaultHorizonMs } from 'nest-leader/core';
+import { planCatchUp } from '../../../dist/esm/core/schedule-ledger/catch-up.policy.js';
 import {
-  type CatchUpOptions,
-  type CatchUpPolicy,
-  defaultHorizonMs,
   emptyScheduleLedger,
-  intervalSchedule,
-  planCatchUp,
   recordSlotCompleted,
   recordSlotStarted,
   type ScheduleLedger,
-} from 'nest-leader';
+} from '../../../dist/esm/core/schedule-ledger/schedule-ledger.js';
+import { intervalSchedule } from '../../../dist/esm/core/schedule-ledger/schedule-slots.js';
 import { ManualClock } from 'nest-leader/testing';
 
 const START = new Date('2026-01-01T00:00:00Z');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CompletionWatermark } from 'nest-leader';
+import { CompletionWatermark } from '../../../dist/esm/core/schedule-ledger/completion-watermark.js';
 
 const at = (s: number): Date => new Date(Date.UTC(2026, 0, 1) + s * 1000);
 

@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  ElectionNotifier,
-  type ElectionObserver,
-  type LeaderCallbacks,
-  type LeaderTerm,
-} from 'nest-leader';
+import type { ElectionObserver, LeaderCallbacks, LeaderTerm } from 'nest-leader';
+import { ElectionNotifier } from '../../../dist/esm/core/election/election-notifier.js';
 import { RecordingLogger } from 'nest-leader/testing';
 
 const term: LeaderTerm = Object.freeze({

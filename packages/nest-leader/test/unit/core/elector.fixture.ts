@@ -1,14 +1,12 @@
+import type { ElectionObserver, LeaderTerm, ResourceLock } from 'nest-leader';
 import {
-  type ElectionObserver,
-  isOpenOfferTo,
   LeaderElector,
   type LeaderElectorOptions,
-  type LeaderTerm,
   type LeaseRecord,
   type LockOperation,
-  type ResourceLock,
   type VersionedLeaseRecord,
-} from 'nest-leader';
+} from 'nest-leader/core';
+import { isOpenOfferTo } from '../../../dist/esm/core/handoff/handoff-offer.js';
 import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 
 /** What the callbacks of one elector saw, in order. */

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { HolderLiveness, LeaseRecord } from 'nest-leader/core';
 import {
   type HolderCheckContext,
   HolderChecks,
-  type HolderLiveness,
-  type LeaseRecord,
-  ObservedRecord,
-} from 'nest-leader';
+} from '../../../dist/esm/core/election/holder-checks.js';
+import { ObservedRecord } from '../../../dist/esm/core/election/observed-record.js';
 import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 
 const LEASE_DURATION_MS = 15_000;

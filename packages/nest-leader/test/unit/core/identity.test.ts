@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { resolveIdentity, resolveNamespace } from 'nest-leader';
+import { resolveIdentity, resolveNamespace } from 'nest-leader/core';
 
 function kubeConfigWithNamespace(namespace: string): KubeConfig {
   const kc = new KubeConfig();

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type LeaseRecord, LeaseApiError, type ResourceLock } from 'nest-leader';
+import { LeaseApiError, type ResourceLock } from 'nest-leader';
+import type { LeaseRecord } from 'nest-leader/core';
 import { ManualClock, type MemoryLock } from 'nest-leader/testing';
 import { candidate, s, SlowLock, world } from './elector.fixture.js';
 

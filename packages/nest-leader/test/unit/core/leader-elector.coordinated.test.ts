@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
 import {
   type Candidacy,
   type CandidacyListener,
-  InvalidLeaderElectionOptionError,
   LeaderElector,
   type LeaseRecord,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { candidate, leaderAndFollower, s, world } from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;

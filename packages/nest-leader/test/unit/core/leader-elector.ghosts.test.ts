@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  type AdvertisedCandidate,
-  type LeaderElector,
-  type LeaseRecord,
-  LeadershipTransferError,
-  type ResourceLock,
-  type VersionedLeaseRecord,
-} from 'nest-leader';
+import { LeadershipTransferError, type ResourceLock } from 'nest-leader';
+import type {
+  AdvertisedCandidate,
+  LeaderElector,
+  LeaseRecord,
+  VersionedLeaseRecord,
+} from 'nest-leader/core';
 import type { ManualClock, MemoryLock } from 'nest-leader/testing';
 import { candidate, oldTemplateOnly, s, settle, world } from './elector.fixture.js';
 

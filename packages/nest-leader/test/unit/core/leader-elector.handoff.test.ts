@@ -5,8 +5,8 @@ import {
   LockConflictError,
   LeaderTermEndedError,
   LeadershipTransferError,
-  type LeaderElector,
 } from 'nest-leader';
+import type { LeaderElector } from 'nest-leader/core';
 import { ManualClock } from 'nest-leader/testing';
 import { candidate, s, world } from './elector.fixture.js';
 import { WatchHub } from './watchable-memory-lock.fixture.js';

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkElectionHealth, type ElectionHealthSnapshot } from 'nest-leader';
+import {
+  checkElectionHealth,
+  type ElectionHealthSnapshot,
+} from '../../../dist/esm/core/election/leader-elector.health.js';
 
 const LEASE_DURATION_MS = 15_000;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { HolderLiveness, VersionedLeaseRecord } from 'nest-leader';
+import type { HolderLiveness, VersionedLeaseRecord } from 'nest-leader/core';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 import { candidate, s } from './elector.fixture.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { LeaderElector } from 'nest-leader';
+import type { LeaderElector } from 'nest-leader/core';
 import type { ManualClock } from 'nest-leader/testing';
 import { candidate, s, SlowLock, world } from './elector.fixture.js';
 

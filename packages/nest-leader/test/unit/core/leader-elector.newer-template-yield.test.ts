@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  type LeadershipChangeReason,
-  type LeaderElector,
-  type LeaderElectorOptions,
-  TEMPLATE_BACKOFF_BASE_MS,
-} from 'nest-leader';
+import { TEMPLATE_BACKOFF_BASE_MS } from '../../../dist/esm/core/handoff/newer-template-yield.js';
+import type { LeadershipChangeReason, LeaderElector, LeaderElectorOptions } from 'nest-leader/core';
 import { candidate, s, SlowLock, world } from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
 import {
-  InvalidLeaderElectionOptionError,
   LeaderElector,
   type LeaderElectorOptions,
   validateLeaderElectionTimings,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { inspect } from 'node:util';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   InvalidLeaderElectionOptionError,
-  LeaderElector,
   LockConflictError,
   LeadershipTransferError,
-  type LeaderElectorOptions,
 } from 'nest-leader';
+import { LeaderElector, type LeaderElectorOptions } from 'nest-leader/core';
 import {
   acceptsThenDies,
   candidate,

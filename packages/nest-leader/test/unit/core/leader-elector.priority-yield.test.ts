@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  type LeadershipChangeReason,
-  type LeaderElector,
-  type LeaderElectorOptions,
-} from 'nest-leader';
+import type { LeadershipChangeReason, LeaderElector, LeaderElectorOptions } from 'nest-leader/core';
 import { MemoryLock, RecordingLogger } from 'nest-leader/testing';
 import { candidate, s, settle, world } from './elector.fixture.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { LeaseRecord } from 'nest-leader';
+import type { LeaseRecord } from 'nest-leader/core';
 import { candidate, s, world } from './elector.fixture.js';
 
 const HOUR_MS = 3_600_000;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LeaderTermEndedError, type LeaderTermEndReason, LeaderTermLifetime } from 'nest-leader';
+import { LeaderTermEndedError, type LeaderTermEndReason } from 'nest-leader';
+import { LeaderTermLifetime } from '../../../dist/esm/core/leader-term.js';
 import { ManualClock } from 'nest-leader/testing';
 
 const RENEW_DEADLINE_MS = 10_000;

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  InvalidLeaderElectionOptionError,
-  type LeaseRecord,
-  LeadershipHandoffSession,
-  LeadershipTransferError,
-  LeaderTermLifetime,
-} from 'nest-leader';
+import { InvalidLeaderElectionOptionError, LeadershipTransferError } from 'nest-leader';
+import type { LeaseRecord } from 'nest-leader/core';
+import { LeadershipHandoffSession } from '../../../dist/esm/core/handoff/leadership-handoff.session.js';
+import { LeaderTermLifetime } from '../../../dist/esm/core/leader-term.js';
 import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 
 const LEASE_DURATION_MS = 15_000;

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type KubernetesApiErrorKind, LeaseApiError, LockConflictError } from 'nest-leader';
 import {
   ACCESS_DENIED_GRACE_MS,
   isNotFound,
-  type KubernetesApiErrorKind,
-  LeaseApiError,
-  LockConflictError,
   LockFailureReporter,
   lockRequestOutcome,
-} from 'nest-leader';
+} from '../../../dist/esm/core/election/lock-failure.reporter.js';
 import { ManualClock } from 'nest-leader/testing';
 import { RecordingLogger } from 'nest-leader/testing';
 

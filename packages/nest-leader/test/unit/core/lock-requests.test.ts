@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  type LeaseRecord,
-  LockConflictError,
-  type LockOperation,
-  type LockRequestOutcome,
-  LockRequests,
-  type ResourceLock,
-  type VersionedLeaseRecord,
-} from 'nest-leader';
+import { LockConflictError, type ResourceLock } from 'nest-leader';
+import type {
+  LeaseRecord,
+  LockOperation,
+  LockRequestOutcome,
+  VersionedLeaseRecord,
+} from 'nest-leader/core';
+import { LockRequests } from '../../../dist/esm/core/election/lock-requests.js';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 
 const TIMEOUT_MS = 5_000;

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  type AdvertisedCandidate,
-  type LeaseRecord,
   newerTemplateCandidates,
   templateBackoffAfterTakeover,
   templateBackoffMs,
-} from 'nest-leader';
+} from '../../../dist/esm/core/handoff/newer-template-yield.js';
+import type { AdvertisedCandidate, LeaseRecord } from 'nest-leader/core';
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
 const entry = (identity: string, podTemplateHash: string, startedSeconds: number) =>

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { LeaseRecord } from 'nest-leader/core';
 import {
-  type LeaseRecord,
   ObservedRecord,
   sameElectionRecord,
   validTransitions,
-} from 'nest-leader';
+} from '../../../dist/esm/core/election/observed-record.js';
 import { ManualClock } from 'nest-leader/testing';
 
 const LEASE_DURATION_MS = 15_000;

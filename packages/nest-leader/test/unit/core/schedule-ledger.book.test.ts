@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { LeaderElector } from 'nest-leader/core';
 import {
-  decodeScheduleLedger,
-  intervalSchedule,
-  LeaderElector,
   ScheduleLedgerBook,
   type ScheduleLedgerTerm,
-} from 'nest-leader';
+} from '../../../dist/esm/core/schedule-ledger/schedule-ledger.book.js';
+import { decodeScheduleLedger } from '../../../dist/esm/core/schedule-ledger/schedule-ledger.codec.js';
+import { intervalSchedule } from '../../../dist/esm/core/schedule-ledger/schedule-slots.js';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 
 const START = new Date('2026-01-01T00:00:00Z');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type LeaseRecord, scheduleLedgerStamp } from 'nest-leader';
+import type { LeaseRecord } from 'nest-leader/core';
+import { scheduleLedgerStamp } from '../../../dist/esm/core/schedule-ledger/schedule-ledger.stamp.js';
 import { MemoryLock, RecordingLogger } from 'nest-leader/testing';
 
 const lock = new MemoryLock({ name: 'test' });

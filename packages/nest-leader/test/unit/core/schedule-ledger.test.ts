@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   decodeScheduleLedger,
-  emptyScheduleLedger,
   encodeScheduleLedger,
+  SCHEDULE_LEDGER_LIMITS,
+} from '../../../dist/esm/core/schedule-ledger/schedule-ledger.codec.js';
+import {
+  emptyScheduleLedger,
   mergeScheduleLedgers,
   recordSlotCompleted,
   limitScheduleLedger,
   recordSlotStarted,
-  SCHEDULE_LEDGER_LIMITS,
   type ScheduleLedger,
-} from 'nest-leader';
+} from '../../../dist/esm/core/schedule-ledger/schedule-ledger.js';
 
 const t = (iso: string): Date => new Date(`2026-01-01T${iso}Z`);
 

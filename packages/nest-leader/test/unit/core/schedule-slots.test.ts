@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { dueSlots, intervalSchedule } from 'nest-leader';
+import {
+  dueSlots,
+  intervalSchedule,
+} from '../../../dist/esm/core/schedule-ledger/schedule-slots.js';
 
 const at = (ms: number): Date => new Date(Date.UTC(2026, 0, 1) + ms);
 

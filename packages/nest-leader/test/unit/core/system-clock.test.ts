@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SystemClock } from 'nest-leader';
+import { SystemClock } from 'nest-leader/core';
 
 describe('SystemClock', () => {
   const clock = new SystemClock();

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { AdvertisedCandidate, LeaseRecord } from 'nest-leader/core';
 import {
-  type AdvertisedCandidate,
   createdRecord,
-  type LeaseRecord,
   renewalRecord,
   type TakeoverToken,
   takeoverRecord,
   type TermWrite,
-} from 'nest-leader';
+} from '../../../dist/esm/core/election/term-records.js';
 
 const EARLIER = new Date('2026-11-26T10:00:00.000Z');
 const WRITE: TermWrite = { now: new Date('2026-11-26T10:05:00.000Z'), leaseDurationSeconds: 15 };

@@ -4,7 +4,7 @@ import type {
   LockWatchListener,
   VersionedLeaseRecord,
   WatchableLock,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { MemoryLock } from 'nest-leader/testing';
 
 /**

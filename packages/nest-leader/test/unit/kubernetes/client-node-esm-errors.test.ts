@@ -34,7 +34,7 @@ function kubernetesLockIn(nodeFlags: string[], hooks = ''): Outcome {
   writeFileSync(kubeconfig, KUBECONFIG_YAML);
   const script = `
     ${hooks}
-    const { selectLock } = await import('nest-leader');
+    const { selectLock } = await import('nest-leader/core');
     try {
       selectLock({ lock: 'kubernetes', leaseName: 'jobs', kubeConfig: ${JSON.stringify(kubeconfig)} });
       console.log(JSON.stringify({}));

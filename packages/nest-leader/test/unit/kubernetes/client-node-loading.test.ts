@@ -19,7 +19,7 @@ function loadsClientNode(body: string): boolean {
       loaded.push(result.url);
       return result;
     } });
-    const { selectLock } = await import('nest-leader');
+    const { selectLock } = await import('nest-leader/core');
     ${body}
     console.log(JSON.stringify(loaded.some((url) => url.includes('/@kubernetes/client-node/'))));
   `;

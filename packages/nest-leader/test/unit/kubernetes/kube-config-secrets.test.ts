@@ -13,9 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 
-const SIDECAR_MAIN = fileURLToPath(
-  new URL('../../../../dist/esm/sidecar/main.js', import.meta.url),
-);
+const SIDECAR_MAIN = fileURLToPath(new URL('../../../dist/esm/sidecar/main.js', import.meta.url));
 const NEST_APP = fileURLToPath(new URL('./kube-config-app.fixture.js', import.meta.url));
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXRva2VuLXBheWxvYWQ.U0lHTkFUVVJF';

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiException } from '@kubernetes/client-node';
+import { KubernetesApiError, LeaseApiError, LockConflictError } from 'nest-leader';
 import {
   classifyKubernetesApiError,
-  KubernetesApiError,
   type KubernetesRequest,
-  LeaseApiError,
-  LockConflictError,
-} from 'nest-leader';
+} from '../../../dist/esm/kubernetes/api-errors.js';
 
 const lease: KubernetesRequest = {
   verb: 'update',

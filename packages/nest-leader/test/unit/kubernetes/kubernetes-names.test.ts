@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  InvalidLeaderElectionOptionError,
-  validateLeaseName,
-  validateNamespace,
-} from 'nest-leader';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
+import { validateLeaseName, validateNamespace } from '../../../dist/esm/kubernetes/names.js';
 
 describe('Kubernetes name validation', () => {
   for (const name of [

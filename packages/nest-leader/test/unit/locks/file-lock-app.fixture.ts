@@ -6,7 +6,8 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FileLock, LeaderElectionService, LeaderModule } from 'nest-leader';
+import { LeaderElectionService, LeaderModule } from 'nest-leader';
+import { FileLock } from 'nest-leader/core';
 
 const [path] = process.argv.slice(2);
 

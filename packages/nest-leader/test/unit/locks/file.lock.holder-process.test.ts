@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { FileLock } from 'nest-leader';
+import { FileLock } from 'nest-leader/core';
 
 const onLinux = process.platform === 'linux';
 const cwd = fileURLToPath(new URL('.', import.meta.url));
@@ -19,7 +19,7 @@ const cwd = fileURLToPath(new URL('.', import.meta.url));
 /** Starts a Node process that writes a record naming `identity` as holder, and stays alive. */
 async function holderProcess(path: string, identity = 'holder-1'): Promise<ChildProcess> {
   const script = `
-    import { FileLock } from 'nest-leader';
+    import { FileLock } from 'nest-leader/core';
     await new FileLock({ path: ${JSON.stringify(path)} }).create({
       holderIdentity: ${JSON.stringify(identity)}, leaseDurationSeconds: 15, leaseTransitions: 1,
     });

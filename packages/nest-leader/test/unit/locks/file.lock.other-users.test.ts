@@ -25,7 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { FileLock, FileLockUnsafePathError } from 'nest-leader';
+import { FileLockUnsafePathError } from 'nest-leader';
+import { FileLock } from 'nest-leader/core';
 
 /** `nobody`: the other user. */
 const OTHER_UID = 65534;
@@ -195,7 +196,7 @@ describe('FileLock: a holder hidden by /proc hidepid', () => {
     chownSync(own, OTHER_UID, OTHER_GID);
     chownSync(path, OTHER_UID, OTHER_GID);
     const script = `
-      import { FileLock } from 'nest-leader';
+      import { FileLock } from 'nest-leader/core';
       const read = await new FileLock({ path: ${JSON.stringify(path)} }).get();
       const liveness = read.holderLiveness;
       console.log(JSON.stringify({ state: liveness.state, detail: liveness.reason ?? liveness.proof }));

@@ -3,14 +3,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { InvalidLeaderElectionOptionError, LockConflictError } from 'nest-leader';
 import {
   defaultFileLockDirectory,
   FileLock,
-  InvalidLeaderElectionOptionError,
-  LockConflictError,
   projectRoot,
   userFileLockDirectory,
-} from 'nest-leader';
+} from 'nest-leader/core';
 
 const record = {
   holderIdentity: 'a',

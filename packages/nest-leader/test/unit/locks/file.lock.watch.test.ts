@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { FileLock, type VersionedLeaseRecord } from 'nest-leader';
+import { FileLock, type VersionedLeaseRecord } from 'nest-leader/core';
 
 /** What a watch reported, in order. */
 function recorder() {
@@ -74,7 +74,7 @@ describe('FileLock.watch', () => {
     { skip: process.platform !== 'linux' },
     async () => {
       const script = `
-        import { FileLock } from 'nest-leader';
+        import { FileLock } from 'nest-leader/core';
         await new FileLock({ path: ${JSON.stringify(path)} }).create({
           holderIdentity: 'holder', leaseDurationSeconds: 15, leaseTransitions: 1,
         });

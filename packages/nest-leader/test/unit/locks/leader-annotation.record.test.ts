@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatLeaderAnnotation, parseLeaderAnnotation, UNREADABLE_HOLDER } from 'nest-leader';
+import { UNREADABLE_HOLDER } from 'nest-leader/core';
+import {
+  formatLeaderAnnotation,
+  parseLeaderAnnotation,
+} from '../../../dist/esm/locks/kubernetes-object/leader-annotation.record.js';
 
 function read(value: string | undefined) {
   const parsed = parseLeaderAnnotation(value);

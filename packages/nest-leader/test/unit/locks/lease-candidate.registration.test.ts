@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
 import {
-  InvalidLeaderElectionOptionError,
   LeaseCandidateRegistration,
   type LeaseCandidateRegistrationOptions,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { unreachableKubeConfig } from './kube-config.fixture.js';
 
 const kubeConfig = unreachableKubeConfig;

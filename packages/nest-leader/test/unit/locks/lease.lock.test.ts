@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
 import {
   HANDOFF_ANNOTATION,
-  InvalidLeaderElectionOptionError,
   type LeaseRecord,
   LeaseLock,
   parseLeaseHandoff,
   parseLeaseRecord,
   parseTemplateBackoff,
   TEMPLATE_BACKOFF_ANNOTATION,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { unreachableKubeConfig } from './kube-config.fixture.js';
 
 const kubeConfig = unreachableKubeConfig;

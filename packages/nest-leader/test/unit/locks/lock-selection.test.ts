@@ -3,17 +3,16 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, test } from 'node:test';
+import { InvalidLeaderElectionOptionError, KubeConfigError } from 'nest-leader';
 import {
   ConfigMapLock,
   FileLock,
-  InvalidLeaderElectionOptionError,
-  KubeConfigError,
   type KubernetesEnvironment,
   LeaseLock,
   LOCK_KINDS,
   type LockSelectionOptions,
   selectLock,
-} from 'nest-leader';
+} from 'nest-leader/core';
 import { MemoryLock } from 'nest-leader/testing';
 
 const KUBECONFIG_YAML = [

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  MAX_ADVERTISED_CANDIDATES,
-  MAX_CANDIDATES_TEXT_LENGTH,
-  MAX_MARKER_TEXT_LENGTH,
   parseAdvertisedCandidates,
   parseLeaseHandoff,
   parseLeaseHandoffOffer,
-} from 'nest-leader';
+} from 'nest-leader/core';
+import {
+  MAX_ADVERTISED_CANDIDATES,
+  MAX_CANDIDATES_TEXT_LENGTH,
+  MAX_MARKER_TEXT_LENGTH,
+} from '../../../dist/esm/locks/peer-bounds.js';
 
 const entry = (identity: string, extra: Record<string, unknown> = {}) => ({
   identity,

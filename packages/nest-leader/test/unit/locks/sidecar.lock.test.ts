@@ -2,12 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  InvalidLeaderElectionOptionError,
-  LockConflictError,
-  SidecarLock,
-  SidecarLockError,
-} from 'nest-leader';
+import { InvalidLeaderElectionOptionError, LockConflictError, SidecarLockError } from 'nest-leader';
+import { SidecarLock } from 'nest-leader/core';
 
 /** A stand-in for the sidecar's GET /ready, answering whatever `state` says. */
 let state: { status: number; leader: boolean; name: string; leaseTransitions: number | null };

@@ -3,12 +3,8 @@ import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  type ElectionObserver,
-  getElectionObserverToken,
-  LeaderModule,
-  noopElectionObserver,
-} from 'nest-leader';
+import { type ElectionObserver, getElectionObserverToken, LeaderModule } from 'nest-leader';
+import { noopElectionObserver } from 'nest-leader/core';
 import { ManualClock, MemoryLock } from 'nest-leader/testing';
 import { holdLeaseAs, OTHER, SELF } from './support.js';
 

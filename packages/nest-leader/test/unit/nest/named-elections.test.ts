@@ -15,7 +15,6 @@ import {
   InjectElection,
   InvalidLeaderElectionOptionError,
   LeaderElectionService,
-  LeaderElector,
   LeaderModule,
   type LeaderModuleOptions,
   LeaderModuleUsageError,
@@ -30,6 +29,7 @@ import {
   type ResolvedElectionOptions,
   UnknownElectionError,
 } from 'nest-leader';
+import { LeaderElector } from 'nest-leader/core';
 import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 import { deferred, holdLeaseAs, OTHER, SELF } from './support.js';
 

@@ -6,12 +6,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Controller, Get, Injectable } from '@nestjs/common';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
-import {
-  ELECTION_METRIC_NAMES as M,
-  LeaderModule,
-  LeaderOnly,
-  NotLeaderException,
-} from 'nest-leader';
+import { LeaderModule, LeaderOnly, NotLeaderException } from 'nest-leader';
+import { ELECTION_METRIC_NAMES as M } from 'nest-leader/observability';
 import { RecordingLogger } from 'nest-leader/testing';
 import { Registry, register as defaultRegistry } from 'prom-client';
 import { value } from '../observability/metrics.fixture.js';

@@ -18,7 +18,7 @@ test("the README's forRootAsync example works with LEASE_DURATION_SECONDS set (a
     LEADER_LOCK: 'memory',
     LEASE_DURATION_SECONDS: '20',
   });
-  const { AppModule } = await import('../../../examples/async-options.js');
+  const { AppModule } = await import('../../../build/examples/async-options.js');
 
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = await moduleRef.createNestApplication().init();

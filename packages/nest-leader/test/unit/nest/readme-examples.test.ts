@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-// build/test/unit/nest → the package root
-const packageRoot = new URL('../../../../', import.meta.url);
+// build/test/nest → the package root
+const packageRoot = new URL('../../../', import.meta.url);
 /** The README and the docs pages beside the API reference (docs/*.md). */
 const pages = [
   'README.md',

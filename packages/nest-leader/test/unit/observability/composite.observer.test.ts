@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { combineElectionObservers, type ElectionObserver } from 'nest-leader';
+import type { ElectionObserver } from 'nest-leader';
+import { combineElectionObservers } from 'nest-leader/observability';
 
 const event = {
   election: 'billing',

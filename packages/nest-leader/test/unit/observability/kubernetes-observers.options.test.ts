@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
 import {
   DEFAULT_ROLE_LABEL_KEY,
-  InvalidLeaderElectionOptionError,
   LeaseEventsObserver,
   PodRoleLabelObserver,
-} from 'nest-leader';
+} from 'nest-leader/observability';
 
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromOptions({

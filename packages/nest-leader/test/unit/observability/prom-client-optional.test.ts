@@ -37,7 +37,9 @@ function runWithoutPromClient(script: string): {
 describe('without prom-client installed', () => {
   it('nest-leader imports and elects; the Prometheus observer throws MissingPeerDependencyError', () => {
     const run = runWithoutPromClient(`
-      const lib = await import('nest-leader');
+      await import('nest-leader');
+      const lib = await import('nest-leader/core');
+      const { PrometheusElectionObserver } = await import('nest-leader/observability');
       const { MemoryLock } = await import('nest-leader/testing');
       const elector = new lib.LeaderElector({
         lock: new MemoryLock({ name: 'no-metrics' }),
@@ -49,7 +51,7 @@ describe('without prom-client installed', () => {
       await elector.stop();
       console.log('elected');
       try {
-        new lib.PrometheusElectionObserver();
+        new PrometheusElectionObserver();
         console.log('constructed');
       } catch (error) {
         console.log(error instanceof lib.MissingPeerDependencyError, error.packageName, error.message);

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ELECTION_METRIC_NAMES as M, LeaseApiError, PrometheusElectionObserver } from 'nest-leader';
+import { LeaseApiError } from 'nest-leader';
+import { ELECTION_METRIC_NAMES as M, PrometheusElectionObserver } from 'nest-leader/observability';
 import { Registry } from 'prom-client';
 import { candidate, s, world } from '../core/elector.fixture.js';
 import { value } from './metrics.fixture.js';

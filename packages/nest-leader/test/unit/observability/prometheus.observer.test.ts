@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
 import {
   ELECTION_METRIC_NAMES as M,
   HOLDER_LABEL_LIMITS,
-  InvalidLeaderElectionOptionError,
   OTHER_HOLDER_LABEL,
   PrometheusElectionObserver,
-} from 'nest-leader';
+} from 'nest-leader/observability';
 import { ManualClock } from 'nest-leader/testing';
 import { Counter, Registry, register as defaultRegistry } from 'prom-client';
 import { samples, term, value } from './metrics.fixture.js';

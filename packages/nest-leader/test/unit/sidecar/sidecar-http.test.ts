@@ -10,12 +10,10 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  InvalidLeaderElectionOptionError,
-  LeaderElectorSidecar,
-  parseSidecarArgs,
-  type LeaderElector,
-} from 'nest-leader';
+import { InvalidLeaderElectionOptionError } from 'nest-leader';
+import type { LeaderElector } from 'nest-leader/core';
+import { LeaderElectorSidecar } from '../../../dist/esm/sidecar/leader-elector.sidecar.js';
+import { parseSidecarArgs } from '../../../dist/esm/sidecar/sidecar-options.js';
 import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
 import { candidate } from '../core/elector.fixture.js';
 
