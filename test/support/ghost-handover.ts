@@ -1,0 +1,215 @@
+/**
+ * A handover of the demo's leadership with ghosts on the Lease (issue 31), measured from the
+ * pods' own `leader-work` lines: a graceful deletion of the leader pod, its eviction, or a
+ * rollout — each after `ghosts` candidates were killed through the runtime and force-deleted
+ * (`pod-ghosts.ts`), always the ones the leader would hand to first. What the cluster tier
+ * asserts and `pnpm bench ghosts` measures.
+ *
+ * The rollout: a new pod must be a ghost *after it advertised itself*, so the old leader has to
+ * be kept until the ghosts are left. With the manifests' `maxUnavailable: 100%` every old pod
+ * stops at once, and the leader hands to the first new pod that advertises within a poll —
+ * no time to kill it in between. So the rollout runs with `maxUnavailable: replicas − 1` first
+ * (only the leader is Ready: the controller replaces the standbys, starts the new pods and
+ * keeps the old leader), the ghosts are left among the new pods, and then the manifests'
+ * value is restored: the controller stops the old leader, which hands over to the new pods.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LeaderWorkEvent } from '@nest-leader/demo/demo-events';
+import type { DemoDeployment } from './demo-deployment.js';
+import { advertisedCandidates, leaveGhosts } from './pod-ghosts.js';
+import type { PodLogCollector } from './pod-log-collector.js';
+
+/** What ends the leader's term. */
+export type GhostScenario = 'graceful deletion' | 'eviction' | 'rollout';
+export const GHOST_SCENARIOS: readonly GhostScenario[] = [
+  'graceful deletion',
+  'eviction',
+  'rollout',
+];
+
+/** How long the new leader may take to do its first leader-only work, ms. */
+const HANDOVER_TIMEOUT_MS = 120_000;
+/** How long a rollout's new pods may take to start and advertise themselves, ms. */
+const NEW_PODS_TIMEOUT_MS = 180_000;
+
+/** One handover with ghosts, from the action that ends the leader's term. */
+export interface GhostHandoverFigures {
+  scenario: GhostScenario;
+  /** The ghosts left, in the order the leader preferred them. */
+  ghosts: string[];
+  /** The holder when the scenario began. */
+  from: string;
+  /** The first other live pod that held the Lease and worked. */
+  to: string;
+  /** Every holder the Lease named from the action on (sampled every ~0.3 s plus a read). */
+  holders: string[];
+  /** A ghost held the Lease at some sample (the defect of issue 31). */
+  handedToGhost: boolean;
+  /** leaseTransitions when `to` first worked minus at the action. */
+  transitions: number;
+  /**
+   * The longest time without a `leader-work` line of any pod, ms, from the action (the delete,
+   * the eviction, the rollout's restart) to the new leader's first line.
+   */
+  longestGapMs: number;
+  /** Where that gap began and ended (ISO 8601, the node's clock: the pods' `at`). */
+  gapFrom: string;
+  gapTo: string;
+  /** From the action to the new leader's first line, ms. */
+  handoverMs: number;
+}
+
+/**
+ * The longest time without a line in `[windowStartMs, windowEndMs]` (wall clock, ms): the window's
+ * edges count as lines.
+ */
+export function longestGap(
+  work: readonly Pick<LeaderWorkEvent, 'at'>[],
+  windowStartMs: number,
+  windowEndMs: number,
+): { gapMs: number; fromMs: number; toMs: number } {
+  const times = work
+    .map((line) => Date.parse(line.at))
+    .filter((ms) => ms >= windowStartMs && ms <= windowEndMs)
+    .sort((a, b) => a - b);
+  const edges = [windowStartMs, ...times, windowEndMs];
+  let longest = { gapMs: 0, fromMs: windowStartMs, toMs: windowStartMs };
+  for (let i = 1; i < edges.length; i++) {
+    const gapMs = edges[i]! - edges[i - 1]!;
+    if (gapMs > longest.gapMs) longest = { gapMs, fromMs: edges[i - 1]!, toMs: edges[i]! };
+  }
+  return longest;
+}
+
+/**
+ * Leaves `ghostCount` ghosts, then deletes, evicts or rolls out the leader (a live pod holding
+ * the Lease and routed to: the caller waits for that) and follows the Lease until another live
+ * pod holds it and has worked. Leaves the Deployment as it found it (a rollout: its new
+ * template, the manifests' strategy).
+ * @throws AssertionError when a step times out (the new leader's first work: 120 s).
+ */
+export async function ghostHandover(
+  demo: DemoDeployment,
+  logs: PodLogCollector,
+  scenario: GhostScenario,
+  ghostCount: number,
+): Promise<GhostHandoverFigures> {
+  const from = (await demo.leaseSpec()).holderIdentity;
+  let ghosts: string[];
+  let startedMs: number;
+  let startTransitions: number;
+  if (scenario === 'rollout') {
+    const stalled = await stallRollout(demo);
+    startedMs = Date.now();
+    startTransitions = (await demo.leaseSpec()).leaseTransitions;
+    await demo.cluster.kubectl(
+      'rollout',
+      'restart',
+      `deployment/${demo.namespace}`,
+      '-n',
+      demo.namespace,
+    );
+    await newPodsAdvertised(demo, from);
+    ghosts = await leaveGhosts(demo, ghostCount);
+    // The manifests' strategy again: the controller stops the old leader.
+    await stalled?.();
+  } else {
+    ghosts = await leaveGhosts(demo, ghostCount);
+    startedMs = Date.now();
+    startTransitions = (await demo.leaseSpec()).leaseTransitions;
+    if (scenario === 'eviction') await demo.evict(from);
+    else await demo.cluster.kubectl('delete', 'pod', from, '-n', demo.namespace, '--wait=false');
+  }
+  const holders: string[] = [];
+  const deadline = performance.now() + HANDOVER_TIMEOUT_MS;
+  for (;;) {
+    const { holderIdentity, leaseTransitions } = await demo.leaseSpec();
+    if (holderIdentity !== '' && holderIdentity !== holders.at(-1)) holders.push(holderIdentity);
+    const firstWork = logs
+      .json<LeaderWorkEvent>()
+      .find(
+        (e) =>
+          e.event === 'leader-work' &&
+          e.identity === holderIdentity &&
+          e.identity !== from &&
+          Date.parse(e.at) >= startedMs,
+      );
+    if (firstWork && !ghosts.includes(holderIdentity)) {
+      const endMs = Date.parse(firstWork.at);
+      const work = logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
+      const gap = longestGap(work, startedMs, endMs);
+      return {
+        scenario,
+        ghosts,
+        from,
+        to: holderIdentity,
+        holders,
+        handedToGhost: holders.some((h) => ghosts.includes(h)),
+        transitions: leaseTransitions - startTransitions,
+        longestGapMs: gap.gapMs,
+        gapFrom: new Date(gap.fromMs).toISOString(),
+        gapTo: new Date(gap.toMs).toISOString(),
+        handoverMs: endMs - startedMs,
+      };
+    }
+    assert.ok(
+      performance.now() < deadline,
+      `no live pod other than ${from} led and worked within ${HANDOVER_TIMEOUT_MS} ms ` +
+        `(holders ${JSON.stringify(holders)}, ghosts ${JSON.stringify(ghosts)})`,
+    );
+    await sleep(300);
+  }
+}
+
+/**
+ * Sets the rollout's `maxUnavailable` to replicas − 1 unless it is below 100 % already: only
+ * the leader is Ready, so the controller keeps it and replaces the rest. Resolves how to
+ * restore the manifests' value (`undefined`: nothing changed).
+ */
+async function stallRollout(demo: DemoDeployment): Promise<(() => Promise<void>) | undefined> {
+  const deployment = await demo.deployment();
+  const shipped = deployment.spec!.strategy?.rollingUpdate?.maxUnavailable;
+  if (shipped !== '100%') return undefined;
+  const replicas = deployment.spec!.replicas ?? 1;
+  const set = (value: number | string) =>
+    demo.cluster.kubectl(
+      'patch',
+      'deployment',
+      demo.namespace,
+      '-n',
+      demo.namespace,
+      '--type=json',
+      '-p',
+      JSON.stringify([
+        { op: 'replace', path: '/spec/strategy/rollingUpdate/maxUnavailable', value },
+      ]),
+    );
+  await set(replicas - 1);
+  return async () => {
+    await set(shipped);
+  };
+}
+
+/**
+ * Waits until as many candidates of another pod template than `leader`'s advertise themselves
+ * as the Deployment has replicas, from running pods, and `leader` still holds the Lease.
+ */
+async function newPodsAdvertised(demo: DemoDeployment, leader: string): Promise<void> {
+  const replicas = (await demo.deployment()).spec!.replicas ?? 1;
+  const deadline = performance.now() + NEW_PODS_TIMEOUT_MS;
+  for (;;) {
+    const candidates = await advertisedCandidates(demo);
+    const own = candidates.find((c) => c.identity === leader)?.podTemplateHash;
+    const running = new Set((await demo.livePods()).filter((p) => p.running).map((p) => p.name));
+    const newer = candidates.filter((c) => c.podTemplateHash !== own && running.has(c.identity));
+    const { holderIdentity } = await demo.leaseSpec();
+    assert.equal(holderIdentity, leader, 'the old leader leads while the new pods start');
+    if (newer.length >= replicas) return;
+    assert.ok(
+      performance.now() < deadline,
+      `${newer.length} of ${replicas} new pods advertised themselves within ${NEW_PODS_TIMEOUT_MS} ms`,
+    );
+    await sleep(500);
+  }
+}
