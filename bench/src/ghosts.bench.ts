@@ -30,7 +30,7 @@ import { PodLogCollector } from '@nest-leader/test/support/pod-log-collector.js'
 import { repoRoot } from '@nest-leader/test/support/control-plane.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 import { writeResults } from './support/results.js';
-import { describeMs, median, type MsDistribution } from './support/stats.js';
+import { describeMs, type MsDistribution } from './support/stats.js';
 
 const NAMESPACE = 'nest-leader-demo';
 const SELECTOR = 'app.kubernetes.io/name=nest-leader-demo';
@@ -48,6 +48,8 @@ interface CaseResult {
   longestGap: MsDistribution;
   /** From the action to the new leader's first leader-only work. */
   handover: MsDistribution;
+  /** From the old leader's last leader-work line to the new leader's first. */
+  handoverGap: MsDistribution;
   /** Rounds in which a ghost held the Lease. */
   handedToGhost: number;
   /** Rounds whose handover cost exactly one leadership transition. */
@@ -81,7 +83,8 @@ export const ghostsBench: Benchmark = {
               rounds.set(key(scenario, ghosts), list);
               progress(
                 `round ${round}/${settings.rounds}, ${scenario}, ${ghosts} ghost(s): ` +
-                  `longest gap ${figures.longestGapMs} ms, handover ${figures.handoverMs} ms, ` +
+                  `longest gap ${figures.longestGapMs} ms, old → new work ${figures.handoverGapMs} ms, ` +
+                  `handover ${figures.handoverMs} ms, ` +
                   `${figures.transitions} transition(s)` +
                   (figures.handedToGhost ? ', HANDED TO A GHOST' : ''),
               );
@@ -140,6 +143,7 @@ function summarizeCase(scenario: GhostScenario, ghosts: number, rounds: GhostRou
     rounds,
     longestGap: describeMs(rounds.map((r) => r.longestGapMs)),
     handover: describeMs(rounds.map((r) => r.handoverMs)),
+    handoverGap: describeMs(rounds.map((r) => r.handoverGapMs)),
     handedToGhost: rounds.filter((r) => r.handedToGhost).length,
     oneTransition: rounds.filter((r) => r.transitions === 1).length,
   };
@@ -148,13 +152,14 @@ function summarizeCase(scenario: GhostScenario, ghosts: number, rounds: GhostRou
 function summarize(results: CaseResult[], rounds: number, elapsedMs: number): string[] {
   const lines = [
     `ghosts: ${rounds} round(s) per case (demo in pods, 3 replicas, 15/10/2) in ${(elapsedMs / 60_000).toFixed(1)} min`,
-    'scenario           ghosts  longest leader-work gap ms median / p99 / max  handover ms median  to a ghost  1 transition',
+    'scenario           ghosts  longest leader-work gap ms median / p99 / max  old → new work ms median / max  handover ms median  to a ghost  1 transition',
   ];
   for (const r of results) {
     lines.push(
       `${r.scenario.padEnd(18)} ${String(r.ghosts).padEnd(7)} ` +
         `${`${r.longestGap.medianMs} / ${r.longestGap.p99Ms} / ${r.longestGap.maxMs}`.padEnd(44)} ` +
-        `${String(median(r.rounds.map((x) => x.handoverMs))).padEnd(19)} ` +
+        `${`${r.handoverGap.medianMs} / ${r.handoverGap.maxMs}`.padEnd(30)} ` +
+        `${String(r.handover.medianMs).padEnd(19)} ` +
         `${`${r.handedToGhost}/${r.rounds.length}`.padEnd(11)} ${r.oneTransition}/${r.rounds.length}`,
     );
   }

@@ -56,6 +56,8 @@ export interface GhostHandoverFigures {
   /** Where that gap began and ended (ISO 8601, the node's clock: the pods' `at`). */
   gapFrom: string;
   gapTo: string;
+  /** The handover's own gap, ms: from `from`'s last leader-work line to `to`'s first. */
+  handoverGapMs: number;
   /** From the action to the new leader's first line, ms. */
   handoverMs: number;
 }
@@ -139,6 +141,11 @@ export async function ghostHandover(
       const endMs = Date.parse(firstWork.at);
       const work = logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
       const gap = longestGap(work, startedMs, endMs);
+      const lastOldMs = Math.max(
+        ...work
+          .filter((e) => e.identity === from && Date.parse(e.at) <= endMs)
+          .map((e) => Date.parse(e.at)),
+      );
       return {
         scenario,
         ghosts,
@@ -150,6 +157,7 @@ export async function ghostHandover(
         longestGapMs: gap.gapMs,
         gapFrom: new Date(gap.fromMs).toISOString(),
         gapTo: new Date(gap.toMs).toISOString(),
+        handoverGapMs: endMs - lastOldMs,
         handoverMs: endMs - startedMs,
       };
     }
