@@ -62,7 +62,7 @@ const FAILED: Attempt = { outcome: 'failed' };
  * identity, and a Lease deleted under a live holder is not recreated before that holder's
  * lease has expired by this candidate's observation, continuing from the highest
  * `leaseTransitions` it has seen — so the term's `leaseTransitions` is a strictly increasing
- * fencing token (see the README's safety section for the limits).
+ * fencing token (see the safety section of the package's docs/elections.md for the limits).
  *
  * A leader whose Lease names another candidate as `spec.preferredHolder` hands it over as
  * {@link LeaderElector.transferLeadership} does (client-go honours it only in coordinated
@@ -269,7 +269,7 @@ export class LeaderElector {
    * The target takes it at once (at its next read; at once when it watches); every other
    * candidate, nest-leader or client-go, waits out the bound, so a dead target costs exactly the
    * bound; fencing tokens strictly increase. The protocol and what client-go candidates see:
-   * `leadership-handoff.ts` and the README's "Targeted handoff".
+   * `leadership-handoff.ts` and "Targeted handoff" in the package's docs/handoff-and-rollouts.md.
    *
    * @param to - the identity of the candidate to hand leadership to (not this one); omit it to
    *   hand to the preferred candidate among those advertising themselves, read fresh before the
