@@ -127,6 +127,7 @@ export class LeaderElectorSidecar {
         elector: this.elector,
         lock,
         leaseDurationSeconds: options.leaseDurationSeconds,
+        retryPeriodMs: options.retryPeriodSeconds * 1000,
         readTimeoutMs: Math.max(1000, (options.renewDeadlineSeconds * 1000) / 2),
         token,
         logger: this.logger,
