@@ -112,7 +112,11 @@ export async function ghostHandover(
       '-n',
       demo.namespace,
     );
-    await newPodsAdvertised(demo, from);
+    // Held by us, the rollout waits for every new pod (the ghosts then rank before all of
+    // them); held by the manifests (a leader that yields to a new pod once it stayed advertised
+    // for newerTemplateSettleSeconds), only for as many as the ghosts, well within that time.
+    const replicas = (await demo.deployment()).spec!.replicas ?? 1;
+    await newPodsAdvertised(demo, from, stalled ? replicas : Math.max(1, ghostCount));
     ghosts = await leaveGhosts(demo, ghostCount);
     // The manifests' strategy again: the controller stops the old leader.
     await stalled?.();
@@ -200,11 +204,16 @@ async function stallRollout(demo: DemoDeployment): Promise<(() => Promise<void>)
 }
 
 /**
- * Waits until as many candidates of another pod template than `leader`'s advertise themselves
- * as the Deployment has replicas, from running pods, and `leader` still holds the Lease.
+ * Waits until `count` candidates of another pod template than `leader`'s advertise themselves
+ * from running pods, while `leader` still holds the Lease.
+ * @throws AssertionError as soon as another holds it (the ghosts would come too late), or after
+ *   180 s.
  */
-async function newPodsAdvertised(demo: DemoDeployment, leader: string): Promise<void> {
-  const replicas = (await demo.deployment()).spec!.replicas ?? 1;
+async function newPodsAdvertised(
+  demo: DemoDeployment,
+  leader: string,
+  count: number,
+): Promise<void> {
   const deadline = performance.now() + NEW_PODS_TIMEOUT_MS;
   for (;;) {
     const candidates = await advertisedCandidates(demo);
@@ -213,10 +222,10 @@ async function newPodsAdvertised(demo: DemoDeployment, leader: string): Promise<
     const newer = candidates.filter((c) => c.podTemplateHash !== own && running.has(c.identity));
     const { holderIdentity } = await demo.leaseSpec();
     assert.equal(holderIdentity, leader, 'the old leader leads while the new pods start');
-    if (newer.length >= replicas) return;
+    if (newer.length >= count) return;
     assert.ok(
       performance.now() < deadline,
-      `${newer.length} of ${replicas} new pods advertised themselves within ${NEW_PODS_TIMEOUT_MS} ms`,
+      `${newer.length} of ${count} new pods advertised themselves within ${NEW_PODS_TIMEOUT_MS} ms`,
     );
     await sleep(500);
   }

@@ -36,8 +36,8 @@ export async function advertisedCandidates(demo: DemoDeployment): Promise<Advert
  * Leaves `count` ghosts, one after another: each time the candidate the Lease's holder would
  * hand to now — `preferredCandidate` over the advertisements without the ghosts left so far,
  * so every ghost ranks before every live candidate — is killed through the runtime and
- * force-deleted; then waits until the ReplicaSet's replacement runs and advertises itself while
- * the ghost is still advertised. Resolves the ghosts' names in the order the leader prefers them.
+ * force-deleted, and found still advertised; then waits until the ReplicaSet's replacement runs
+ * and advertises itself. Resolves the ghosts' names in the order the leader prefers them.
  * @throws AssertionError when no live advertised candidate is left to kill, or a replacement
  *   did not advertise itself within 180 s.
  */
@@ -62,10 +62,12 @@ export async function leaveGhosts(demo: DemoDeployment, count: number): Promise<
       '--force',
     );
     ghosts.push(pod.name);
+    const left = (await advertisedCandidates(demo)).map((c) => c.identity);
+    assert.ok(left.includes(pod.name), `the killed pod ${pod.name} is still advertised`);
+    // (Later it may be gone: a leader that offered it the Lease meanwhile removed it.)
     await eventually(
       async () => {
         const names = (await advertisedCandidates(demo)).map((c) => c.identity);
-        assert.ok(names.includes(pod.name), `the killed pod ${pod.name} is still advertised`);
         const fresh = (await demo.livePods()).filter((p) => !before.has(p.name) && p.running);
         assert.ok(
           fresh.some((p) => names.includes(p.name)),
