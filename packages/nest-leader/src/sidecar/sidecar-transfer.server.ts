@@ -20,8 +20,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { acceptedHandoffSeconds } from '../core/handoff-offer.js';
-import type { LeaderElector } from '../core/leader-elector.js';
+import { acceptedHandoffSeconds } from '../core/handoff/handoff-offer.js';
+import type { LeaderElector } from '../core/election/leader-elector.js';
 import { validateIdentity, type ElectionLogger } from '../core/leader-elector.options.js';
 import { InvalidLeaderElectionOptionError, LeadershipTransferError } from '../errors.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
