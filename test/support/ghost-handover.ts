@@ -6,12 +6,15 @@
  * asserts and `pnpm bench ghosts` measures.
  *
  * The rollout: a new pod must be a ghost *after it advertised itself*, so the old leader has to
- * be kept until the ghosts are left. With the manifests' `maxUnavailable: 100%` every old pod
- * stops at once, and the leader hands to the first new pod that advertises within a poll —
- * no time to kill it in between. So the rollout runs with `maxUnavailable: replicas − 1` first
- * (only the leader is Ready: the controller replaces the standbys, starts the new pods and
- * keeps the old leader), the ghosts are left among the new pods, and then the manifests'
- * value is restored: the controller stops the old leader, which hands over to the new pods.
+ * be kept until the ghosts are left. With `maxUnavailable: 100%` every old pod stops at once,
+ * and the leader hands to the first new pod that advertises within a poll — no time to kill it
+ * in between. So such a rollout runs with `maxUnavailable: replicas − 1` first (only the leader
+ * is Ready: the controller replaces the standbys, starts the new pods and keeps the old
+ * leader), the ghosts are left among the new pods, and then the manifests' value is restored:
+ * the controller stops the old leader, which hands over to the new pods. Manifests that keep
+ * the old leader themselves (`maxUnavailable` below 100 %, with a leader that yields to a new
+ * pod once it stayed advertised for `newerTemplateSettleSeconds`) are left as they are: the
+ * ghosts are left within that settle time, and the leader's yield offers them first.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
