@@ -19,7 +19,6 @@
 import { join } from 'node:path';
 import { startNodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 import { DemoDeployment } from '@nest-leader/test/support/demo-deployment.js';
-import { eventually } from '@nest-leader/test/support/eventually.js';
 import {
   GHOST_SCENARIOS,
   ghostHandover,
@@ -76,7 +75,7 @@ export const ghostsBench: Benchmark = {
         for (let round = 1; round <= settings.rounds; round++) {
           for (const scenario of GHOST_SCENARIOS) {
             for (const ghosts of GHOST_COUNTS) {
-              await settled(demo);
+              await demo.settled();
               const figures = await ghostHandover(demo, logs, scenario, ghosts);
               const list = rounds.get(key(scenario, ghosts)) ?? [];
               list.push({ round, ...figures });
@@ -122,19 +121,6 @@ export const ghostsBench: Benchmark = {
     console.log(`results: ${path}`);
   },
 };
-
-/** Waits until the rollout is done and a live, Ready pod holds the Lease. */
-async function settled(demo: DemoDeployment): Promise<void> {
-  await eventually(
-    async () => {
-      if (!(await demo.rolloutDone())) throw new Error('rollout not done');
-      const { holderIdentity } = await demo.leaseSpec();
-      const leader = (await demo.livePods()).find((p) => p.name === holderIdentity);
-      if (!leader?.ready) throw new Error(`no Ready live pod holds the Lease (${holderIdentity})`);
-    },
-    { timeoutMs: 300_000, intervalMs: 500 },
-  );
-}
 
 function summarizeCase(scenario: GhostScenario, ghosts: number, rounds: GhostRound[]): CaseResult {
   return {

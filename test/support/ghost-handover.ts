@@ -18,7 +18,7 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LeaderWorkEvent } from '@nest-leader/demo/demo-events';
+import { longestWorkGap, type LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import type { DemoDeployment } from './demo-deployment.js';
 import { advertisedCandidates, leaveGhosts } from './pod-ghosts.js';
 import type { PodLogCollector } from './pod-log-collector.js';
@@ -63,28 +63,6 @@ export interface GhostHandoverFigures {
   handoverGapMs: number;
   /** From the action to the new leader's first line, ms. */
   handoverMs: number;
-}
-
-/**
- * The longest time without a line in `[windowStartMs, windowEndMs]` (wall clock, ms): the window's
- * edges count as lines.
- */
-export function longestGap(
-  work: readonly Pick<LeaderWorkEvent, 'at'>[],
-  windowStartMs: number,
-  windowEndMs: number,
-): { gapMs: number; fromMs: number; toMs: number } {
-  const times = work
-    .map((line) => Date.parse(line.at))
-    .filter((ms) => ms >= windowStartMs && ms <= windowEndMs)
-    .sort((a, b) => a - b);
-  const edges = [windowStartMs, ...times, windowEndMs];
-  let longest = { gapMs: 0, fromMs: windowStartMs, toMs: windowStartMs };
-  for (let i = 1; i < edges.length; i++) {
-    const gapMs = edges[i]! - edges[i - 1]!;
-    if (gapMs > longest.gapMs) longest = { gapMs, fromMs: edges[i - 1]!, toMs: edges[i]! };
-  }
-  return longest;
 }
 
 /**
@@ -147,7 +125,7 @@ export async function ghostHandover(
     if (firstWork && !ghosts.includes(holderIdentity)) {
       const endMs = Date.parse(firstWork.at);
       const work = logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
-      const gap = longestGap(work, startedMs, endMs);
+      const gap = longestWorkGap(work, startedMs, endMs);
       const lastOldMs = Math.max(
         ...work
           .filter((e) => e.identity === from && Date.parse(e.at) <= endMs)
