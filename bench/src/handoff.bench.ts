@@ -1,11 +1,14 @@
 /**
  * Targeted handoff against plain release, side by side in one run on the real kube-apiserver:
- * two fleets of 3 nest-leader candidate processes (`test/support/nest-leader-candidate.ts`,
+ * three fleets of 3 nest-leader candidate processes (`test/support/nest-leader-candidate.ts`,
  * followers watching the Lease), each on its own Lease, same timings (client-go's defaults,
- * 15/10/2). Rounds alternate between the fleets, order flipped every round:
+ * 15/10/2). Each round measures every fleet once, the order rotated every round:
  *
  * - handoff: the leader is ordered (a line on its stdin) to `transferLeadership` to a random
- *   other candidate;
+ *   other candidate; the candidates do not advertise themselves, so the handoff is written
+ *   unoffered;
+ * - offered: the same, but every candidate advertises itself (`podTemplateHash`), so the leader
+ *   first offers the Lease and hands it over once the target accepted (`handoff-offer.ts`);
  * - release: the leader is SIGTERMed (`stop()` with release, as on a pod's shutdown); a
  *   replacement process starts in the background, as a new pod would.
  *
@@ -34,7 +37,8 @@ const TIMINGS: LeaderElectionTimings = {
 const RETRY_MS = TIMINGS.retryPeriodSeconds * 1000;
 const TIMEOUT_MS = 2 * TIMINGS.leaseDurationSeconds * 1000 + 10_000;
 
-type Mode = 'handoff' | 'release';
+type Mode = 'handoff' | 'offered' | 'release';
+const MODES: readonly Mode[] = ['handoff', 'offered', 'release'];
 
 interface Round {
   round: number;
@@ -69,7 +73,7 @@ interface HandoffResults {
 export const handoffBench: Benchmark = {
   name: 'handoff',
   description:
-    'targeted handoff vs release (SIGTERM) on the real API server: leaderless gap p50/p99/max',
+    'targeted handoff (unoffered / offered) vs release (SIGTERM) on the real API server: leaderless gap p50/p99/max',
   settings: ['rounds'],
   run: (settings, command) =>
     withControlPlane(USERS, (cluster) => measure(cluster, settings, command)),
@@ -78,13 +82,14 @@ export const handoffBench: Benchmark = {
 async function measure(cluster: ClusterInfo, settings: BenchSettings, command: string) {
   const fleets: Record<Mode, Fleet> = {
     handoff: fleetOn(cluster, 'handoff'),
+    offered: fleetOn(cluster, 'offered'),
     release: fleetOn(cluster, 'release'),
   };
-  const rounds: Record<Mode, Round[]> = { handoff: [], release: [] };
+  const rounds: Record<Mode, Round[]> = { handoff: [], offered: [], release: [] };
   try {
     await Promise.all(Object.values(fleets).map((fleet) => fleet.start()));
     for (let round = 1; round <= settings.rounds; round++) {
-      const order: Mode[] = round % 2 ? ['handoff', 'release'] : ['release', 'handoff'];
+      const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]!);
       const line: string[] = [];
       for (const mode of order) {
         const fleet = fleets[mode];
@@ -100,16 +105,18 @@ async function measure(cluster: ClusterInfo, settings: BenchSettings, command: s
     await Promise.all(Object.values(fleets).map((fleet) => fleet.dispose()));
   }
 
-  const series = (['handoff', 'release'] as const).map((mode): Series => ({
+  const series = MODES.map((mode): Series => ({
     mode,
     gap: describeMs(rounds[mode].map((r) => r.gapMs)),
     commandToStart: describeMs(rounds[mode].map((r) => r.commandToStartMs)),
     overlappingTerms: fleets[mode].overlappingTerms(),
     rounds: rounds[mode],
   }));
-  const [handoff, release] = series as [Series, Series];
+  const [handoff, , release] = series as [Series, Series, Series];
   const ratio = (a: number, b: number) => Math.round((a / Math.max(b, 1)) * 100) / 100;
-  const loads = [...rounds.handoff, ...rounds.release].map((r) => r.load1).sort((a, b) => a - b);
+  const loads = MODES.flatMap((mode) => rounds[mode])
+    .map((r) => r.load1)
+    .sort((a, b) => a - b);
   const results: HandoffResults = {
     timings: TIMINGS,
     series,
@@ -128,8 +135,9 @@ async function measure(cluster: ClusterInfo, settings: BenchSettings, command: s
   const path = writeResults({
     benchmark: 'handoff',
     measures:
-      'leaderless gap (old leader term end → new leader term start) of a targeted handoff vs a ' +
-      'release on SIGTERM, 3 nest-leader processes per Lease, followers watching, real API server',
+      'leaderless gap (old leader term end → new leader term start) of a targeted handoff ' +
+      '(unoffered, and offered to advertised candidates) vs a release on SIGTERM, 3 nest-leader ' +
+      'processes per Lease, followers watching, real API server',
     command,
     parameters: { rounds: settings.rounds, candidates: USERS.length, timings: TIMINGS },
     results,
@@ -145,6 +153,7 @@ function fleetOn(cluster: ClusterInfo, mode: Mode): Fleet {
     leaseName: uniqueLeaseName(`bench-${mode}`),
     timings: TIMINGS,
     users: USERS,
+    podTemplateHash: mode === 'offered' ? 'bench' : undefined,
   });
 }
 
@@ -160,9 +169,9 @@ async function measureOne(fleet: Fleet, mode: Mode, round: number): Promise<Roun
   const leader = fleet.leader()!;
   const commandMs = monotonicNowMs();
   const moved =
-    mode === 'handoff'
-      ? await fleet.transfer(TIMEOUT_MS)
-      : await fleet.handOver('SIGTERM', TIMEOUT_MS);
+    mode === 'release'
+      ? await fleet.handOver('SIGTERM', TIMEOUT_MS)
+      : await fleet.transfer(TIMEOUT_MS);
   const next = await fleet.waitForLeader(TIMEOUT_MS, commandMs);
   const stopped = termEnd(leader.process, leader.identity, commandMs);
   return {

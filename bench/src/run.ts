@@ -11,6 +11,7 @@ import { failoverBench } from './failover.bench.js';
 import { fileHandoverBench } from './file-handover.bench.js';
 import { gateHttpBench } from './gate-http.bench.js';
 import { gateBench } from './gate.bench.js';
+import { ghostsBench } from './ghosts.bench.js';
 import { handoffBench } from './handoff.bench.js';
 import { importCostBench } from './import-cost.bench.js';
 import { rolloutBench } from './rollout.bench.js';
@@ -29,6 +30,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   compareBench,
   rolloutBench,
   badDeployBench,
+  ghostsBench,
 ];
 
 const { values, positionals } = parseArgs({
@@ -50,7 +52,8 @@ if (values.help) {
       '',
       ...BENCHMARKS.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
       '',
-      '  --rounds N    failover, file-handover, handoff: handovers per scenario; rollout: rollouts per case; import-cost, rss: processes per scenario;',
+      '  --rounds N    failover, file-handover, handoff: handovers per scenario; rollout: rollouts per case; ghosts: handovers per case (9 cases);',
+      '                import-cost, rss: processes per scenario;',
       '                gate-http: A/B rounds of 2 × 5 s (default 10)',
       '  --seconds N   api-load: steady-state window in seconds (default 60)',
       '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',

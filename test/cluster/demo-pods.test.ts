@@ -27,7 +27,6 @@ import {
   type LeaderWorkEvent,
   longestWorkGap,
 } from '@nest-leader/demo/demo-events';
-import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader/core';
 import { eventually } from '../support/eventually.js';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 import { killContainer } from '../support/containerd.js';
@@ -41,6 +40,8 @@ import {
   watchBadDeploy,
 } from '../support/bad-deploy.js';
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
+import { ghostHandover, type GhostHandoverFigures } from '../support/ghost-handover.js';
+import { advertisedCandidates } from '../support/pod-ghosts.js';
 
 const ns = 'nest-leader-demo';
 const selector = 'app.kubernetes.io/name=nest-leader-demo';
@@ -72,6 +73,12 @@ const rolloutLeaderlessBoundMs = leaseDurationMs;
  * the routing's: up to 2.6 s a poll measured at load average 15–19). 4.1 s was measured so.
  */
 const labelRoutingLagBoundMs = 8_000;
+/**
+ * The longest gap in leader-only work through a handover beside ghosts (issue 31): the same
+ * as without — the ghosts' unanswered offers cost the stopping leader shutdown time while it
+ * leads on, and the handover itself is a drain and one write (0.7–0.9 s measured).
+ */
+const ghostGapBoundMs = 2_000;
 const resultsDir = join(repoRoot, 'test/dist/cluster-results');
 
 let cluster: NodeCluster;
@@ -197,6 +204,31 @@ function assertNoOverlappingWork(): void {
   assert.ok(work.length > 0, 'the leaders did leader-only work');
   const { violations } = checkLeaderTerms(work);
   assert.deepEqual(violations, [], 'no two pods worked one term, no terms overlapped');
+}
+
+/**
+ * What issue 31 asks of a handover beside ghosts: no ghost was handed the Lease, the longest
+ * gap in leader-only work stayed within {@link ghostGapBoundMs}, and the ghosts are gone from
+ * the advertisements (each removed after its unanswered offer).
+ */
+async function assertGhostsPassedOver(figures: GhostHandoverFigures): Promise<void> {
+  assert.ok(figures.ghosts.length > 0, 'ghosts were left');
+  assert.ok(!figures.handedToGhost, `no ghost held the Lease: ${JSON.stringify(figures)}`);
+  assert.ok(
+    figures.longestGapMs <= ghostGapBoundMs,
+    `leader-only work stopped for ${figures.longestGapMs} ms (${figures.gapFrom} to ${figures.gapTo}, bound ${ghostGapBoundMs} ms)`,
+  );
+  await eventually(
+    async () => {
+      const names = (await advertisedCandidates(demo)).map((c) => c.identity);
+      assert.deepEqual(
+        figures.ghosts.filter((ghost) => names.includes(ghost)),
+        [],
+        'no ghost is advertised any more',
+      );
+    },
+    { timeoutMs: 10_000, intervalMs: 500 },
+  );
 }
 
 describe(
@@ -376,74 +408,10 @@ describe(
     });
 
     it('a follower killed through the runtime and force-deleted stays advertised; kubectl delete pod <leader>: the leader-work gap stays within 2 s, the ghost is removed', async () => {
-      const before = await assertRoutedToLeader();
-      const advertised = async () => {
-        const lease = await cluster.getJson<V1Lease>('get', 'lease', ns, '-n', ns);
-        const value = lease.metadata?.annotations?.[CANDIDATES_ANNOTATION];
-        return parseAdvertisedCandidates(value) ?? [];
-      };
-      // The follower the stopping leader prefers: the earliest started (same pod template).
-      const entries = await advertised();
-      const followers = (await demo.pods()).filter((p) => !p.terminating);
-      const startedAt = (pod: PodView) =>
-        entries.find((c) => c.identity === pod.name)?.startedAt.getTime() ?? Infinity;
-      const ghost = followers
-        .filter((p) => p.name !== before.name)
-        .sort((a, b) => startedAt(a) - startedAt(b))[0]!;
-      assert.ok(ghost.containerId && startedAt(ghost) < Infinity, 'the follower is advertised');
-      // Killed without its stop path, and its Pod force-deleted (as a dead node's pods are).
-      await killContainer(cluster, ghost.containerId);
-      await cluster.kubectl('delete', 'pod', ghost.name, '-n', ns, '--force', '--grace-period=0');
-      await eventually(
-        async () => {
-          const live = (await demo.pods()).filter((p) => !p.terminating && p.containerId);
-          const names = (await advertised()).map((c) => c.identity);
-          assert.equal(live.length, 3, 'the Deployment replaced the pod');
-          assert.ok(!live.some((p) => p.name === ghost.name));
-          assert.ok(names.includes(ghost.name), 'the dead pod is still advertised');
-          assert.ok(
-            live.every((p) => names.includes(p.name)),
-            'the replacement is advertised',
-          );
-        },
-        { timeoutMs: 120_000, intervalMs: 500 },
-      );
-
-      const t0 = performance.now();
-      await cluster.kubectl('delete', 'pod', before.name, '-n', ns, '--wait=false');
-      const { leader, ms } = await waitForNewLeader(before.name, t0, 60_000);
-      assert.notEqual(leader, ghost.name);
-      const work = () => logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
-      const firstNew = await eventually(
-        () => {
-          const line = work().find((e) => e.identity === leader);
-          assert.ok(line, `${leader} did leader-only work`);
-          return Date.parse(line.at);
-        },
-        { timeoutMs: 30_000 },
-      );
-      const lastOld = Math.max(
-        ...work()
-          .filter((e) => e.identity === before.name)
-          .map((e) => Date.parse(e.at)),
-      );
-      const gapMs = firstNew - lastOld;
-      record('ghost-then-delete-leader', {
-        from: before.name,
-        to: leader,
-        ghost: ghost.name,
-        handoverMs: ms,
-        leaderWorkGapMs: gapMs,
-      });
-      assert.ok(gapMs <= 2_000, `leader-only work stopped for ${gapMs} ms`);
-      await eventually(
-        async () =>
-          assert.ok(
-            !(await advertised()).some((c) => c.identity === ghost.name),
-            'the ghost is no longer advertised',
-          ),
-        { timeoutMs: 10_000, intervalMs: 500 },
-      );
+      await assertRoutedToLeader();
+      const figures = await ghostHandover(demo, logs, 'graceful deletion', 1);
+      record('ghost-then-delete-leader', { ...figures, boundMs: ghostGapBoundMs });
+      await assertGhostsPassedOver(figures);
       await assertRoutedToLeader(30_000);
       assertNoOverlappingWork();
     });
@@ -596,6 +564,23 @@ describe(
 
     it('after the bad deploys (leader-only readiness): kubectl rollout restart is one handover within progressDeadlineSeconds, no gap beyond it', async () => {
       await goodRolloutIsOneHandover();
+    });
+
+    it('a rollout during which a new pod is killed through the runtime after it advertised and force-deleted: the old leader does not hand to it; the leader-work gap stays within 2 s, one transition', async () => {
+      await assertRoutedToLeader();
+      const oldPods = new Set((await demo.pods()).map((p) => p.name));
+      const figures = await ghostHandover(demo, logs, 'rollout', 1);
+      record('ghost-rollout', { ...figures, boundMs: ghostGapBoundMs });
+      assert.ok(!oldPods.has(figures.to), `a new pod leads: ${figures.to}`);
+      assert.equal(figures.transitions, 1, `one handover: ${JSON.stringify(figures)}`);
+      await assertGhostsPassedOver(figures);
+      await eventually(async () => assert.ok(await demo.rolloutDone()), {
+        timeoutMs: 180_000,
+        intervalMs: 500,
+      });
+      const leader = await assertRoutedToLeader(30_000);
+      assert.equal(leader.name, figures.to, 'the rollout ended with the pod handed to');
+      assertNoOverlappingWork();
     });
 
     it('label routing (apps/demo/deploy-label-routing): the Service holds exactly the leader after a handover', async () => {

@@ -242,7 +242,8 @@ describe('nest-leader-elector sidecar on the real kube-apiserver', () => {
     assert.equal(answer?.status, 200, JSON.stringify(answer?.body));
     assert.deepEqual(answer?.body, {
       to: target.id,
-      leaseDurationSeconds: TTL_SECONDS,
+      // It accepted the offer: reserved for one offer window, 2 × retryPeriod (1 s) — not the ttl.
+      leaseDurationSeconds: (2 * RETRY_MS) / 1000,
       leaseTransitions: before!.transitions! + 1,
     });
     await eventually(async () => assert.equal((await target.get('/ready'))?.status, 200), {

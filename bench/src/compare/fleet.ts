@@ -29,6 +29,11 @@ export interface FleetOptions {
   users: readonly string[];
   /** Candidates per process (the scale benchmark); default 1. */
   candidatesPerProcess?: number;
+  /**
+   * nest-leader only: every candidate's `podTemplateHash` — they advertise themselves, so a
+   * handoff to one is offered first (`handoff-offer.ts`); default none.
+   */
+  podTemplateHash?: string;
 }
 
 /** A handover measured from the kill of the leader to another candidate's `started`. */
@@ -79,6 +84,7 @@ export class Fleet {
       identity: `${SHORT_NAME[this.implementation]}-${user}-${++this.counter}`,
       timings: this.options.timings,
       candidates: count,
+      podTemplateHash: this.options.podTemplateHash,
     });
     this.all.push(process);
     this.live.add(process);

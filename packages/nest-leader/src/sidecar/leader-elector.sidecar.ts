@@ -127,6 +127,7 @@ export class LeaderElectorSidecar {
         elector: this.elector,
         lock,
         leaseDurationSeconds: options.leaseDurationSeconds,
+        retryPeriodMs: options.retryPeriodSeconds * 1000,
         readTimeoutMs: lockRequestTimeoutMs(options.renewDeadlineSeconds),
         token,
         logger: this.logger,

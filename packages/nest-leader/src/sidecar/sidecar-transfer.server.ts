@@ -20,6 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { acceptedHandoffSeconds } from '../core/handoff/handoff-offer.js';
 import type { LeaderElector } from '../core/election/leader-elector.js';
 import { validateIdentity, type ElectionLogger } from '../core/leader-elector.options.js';
 import { InvalidLeaderElectionOptionError, LeadershipTransferError } from '../errors.js';
@@ -48,7 +49,10 @@ export interface SidecarTransferRequest {
 export interface SidecarTransferResponse {
   /** The candidate the Lease was handed to (its holderIdentity now). */
   to: string;
-  /** How long the Lease is reserved for `to`: the handoff's bound, seconds. */
+  /**
+   * How long the Lease is reserved for `to`, seconds: the handoff's bound, at most one offer
+   * window (`to` accepted an offer: it takes the Lease within a poll).
+   */
   leaseDurationSeconds: number;
   /** The handoff record's leaseTransitions (this sidecar's ended term + 1). */
   leaseTransitions: number | null;
@@ -62,6 +66,8 @@ export interface SidecarTransferServerOptions {
   lock: ResourceLock;
   /** The election's leaseDuration, seconds: the default bound. */
   leaseDurationSeconds: number;
+  /** The election's retryPeriod, ms: an accepted target's reservation is an offer window. */
+  retryPeriodMs: number;
   /** Timeout of the Lease read, ms. */
   readTimeoutMs: number;
   /** When set, requests must present it (`Authorization: Bearer …`). */
@@ -174,7 +180,12 @@ export class SidecarTransferServer {
     }
     return {
       to,
-      leaseDurationSeconds: leaseDurationSeconds ?? this.options.leaseDurationSeconds,
+      // `to` advertises itself, so it was offered the Lease and accepted: the core reserved it
+      // for at most one offer window.
+      leaseDurationSeconds: acceptedHandoffSeconds(
+        this.options.retryPeriodMs,
+        leaseDurationSeconds ?? this.options.leaseDurationSeconds,
+      ),
       leaseTransitions: elector.leaseTransitions ?? null,
     };
   }

@@ -48,6 +48,20 @@ export function offerPollMs(retryPeriodMs: number): number {
 }
 
 /**
+ * How long, whole seconds, the handoff record reserves the Lease for a target that accepted an
+ * offer: the offer window rounded up (4 s at the defaults), or `boundSeconds` (the handoff's
+ * own bound) when that is shorter. An accepted target reads every {@link offerPollMs} (or
+ * watches) until the handoff comes, so it takes the Lease within a poll and a write; one that
+ * died between its acceptance and the handoff — the one moment an offer cannot cover — then
+ * costs the others this much, not a whole leaseDuration. Safe at any length: the target takes
+ * the Lease, and another candidate the expired reservation, each with a write over the
+ * handoff's version, so at most one of them succeeds; whoever loses never begins a term.
+ */
+export function acceptedHandoffSeconds(retryPeriodMs: number, boundSeconds: number): number {
+  return Math.min(boundSeconds, Math.ceil(offerWindowMs(retryPeriodMs) / 1000));
+}
+
+/**
  * At most this many offers are made for one handoff (candidates that do not answer are
  * removed, then the next is offered): a stop then costs at most this many windows beyond its
  * drain (16 s at the defaults) before it releases the Lease instead.

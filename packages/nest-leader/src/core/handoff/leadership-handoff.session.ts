@@ -11,7 +11,12 @@ import { higherPriorityCandidate, preferredCandidate } from './candidate-prefere
 import { timeoutSignal } from '../clock.js';
 import { preferredSuccessor } from './coordinated-election.js';
 import { coordinatedMessages } from './coordinated-election.messages.js';
-import { awaitsHandoff, isOpenOfferTo, offerPollMs } from './handoff-offer.js';
+import {
+  acceptedHandoffSeconds,
+  awaitsHandoff,
+  isOpenOfferTo,
+  offerPollMs,
+} from './handoff-offer.js';
 import type { HandoffOffers, OfferingTerm } from './handoff-offer.session.js';
 import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
 import type { LeaderTermLifetime } from '../leader-term.js';
@@ -305,6 +310,8 @@ export class LeadershipHandoffSession {
    * (a client-go or Python candidate, a nest-leader one without podTemplateHash or priority)
    * cannot be asked: it is handed the Lease unoffered, as before offers existed.
    * @param accepted - `to` already accepted an offer of this term
+   * @param leaseDurationSeconds - the handoff's bound; after an accepted offer at most
+   *   `acceptedHandoffSeconds` (an offer window)
    */
   private async handOff(
     active: LeaderTermLifetime,
@@ -323,6 +330,15 @@ export class LeadershipHandoffSession {
           cause: answer.cause,
         });
       }
+      accepted = true;
+    }
+    // An accepted target takes the Lease within a poll: reserve it no longer than an offer
+    // window, so one that died since its acceptance costs that, not the whole bound.
+    if (accepted && this.offers) {
+      leaseDurationSeconds = acceptedHandoffSeconds(
+        this.offers.retryPeriodMs,
+        leaseDurationSeconds,
+      );
     }
     active.end('handed-off');
     await this.host.endTerm();

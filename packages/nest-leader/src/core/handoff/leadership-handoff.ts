@@ -49,7 +49,9 @@ export interface TransferLeadershipOptions {
    * Default and maximum: this elector's leaseDuration (a longer reservation would let a dead
    * or unknown target keep the Lease leaderless longer than a crashed leader could). Keep it
    * longer than the target needs to notice (with polling, its retryPeriod × 1.2 plus a
-   * request's latency).
+   * request's latency). A target that accepted a handoff offer (one that advertises itself,
+   * see `handoff-offer.ts`) is reserved at most one offer window, rounded up to whole seconds:
+   * having accepted, it takes the Lease within a poll.
    */
   leaseDurationSeconds?: number;
 }

@@ -13,7 +13,7 @@ import { advertisementMessages } from './candidate-advertisement.messages.js';
 import { preferredCandidate, withoutCandidate } from './candidate-preference.js';
 import { timeoutSignal } from '../clock.js';
 import { electionMessages } from '../election.messages.js';
-import { MAX_OFFERS_PER_HANDOFF, withoutOffer } from './handoff-offer.js';
+import { acceptedHandoffSeconds, MAX_OFFERS_PER_HANDOFF, withoutOffer } from './handoff-offer.js';
 import type { HandoffOffers, OfferingTerm } from './handoff-offer.session.js';
 import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
 import { handoffRecord, type HandoffWriter } from './leadership-handoff.js';
@@ -149,6 +149,7 @@ export type StopHandoverConfig = Pick<
   | 'logger'
   | 'leaseDurationMs'
   | 'renewDeadlineMs'
+  | 'retryPeriodMs'
   | 'releaseOnStop'
   | 'handoffOnStop'
   | 'newerTemplateWaitMs'
@@ -304,7 +305,11 @@ export class StopHandover {
           holder: identity,
           leaseTransitions: ownTransitions,
           to: handoffOnStop ? to : undefined,
-          leaseDurationSeconds: Math.ceil(this.config.leaseDurationMs / 1000),
+          // `to` accepted this term's offer: it takes the Lease within a poll.
+          leaseDurationSeconds: acceptedHandoffSeconds(
+            this.config.retryPeriodMs,
+            Math.ceil(this.config.leaseDurationMs / 1000),
+          ),
           withdraw: this.advertisement !== undefined,
         },
         signal,

@@ -8,7 +8,14 @@ import type {
   VersionedLeaseRecord,
 } from 'nest-leader/core';
 import type { ManualClock, MemoryLock } from 'nest-leader/testing';
-import { candidate, oldTemplateOnly, s, settle, world } from './elector.fixture.js';
+import {
+  acceptsThenDies,
+  candidate,
+  oldTemplateOnly,
+  s,
+  settle,
+  world,
+} from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;
 
@@ -316,13 +323,137 @@ describe('LeaderElector: a dead candidate’s advertisement never costs a lease 
 });
 
 /**
+ * Runs the clock in 50 ms steps (at most `limitMs`) until `done()` holds, asserting at every
+ * step that at most one of `electors` leads by its own `isLeader()`; resolves the time taken.
+ */
+async function stepUntil(
+  w: World,
+  electors: Record<string, LeaderElector>,
+  done: () => boolean,
+  limitMs = s(40),
+): Promise<number> {
+  const startedMs = w.clock.nowMs();
+  while (!done()) {
+    assert.ok(w.clock.nowMs() - startedMs < limitMs, `not done within ${limitMs} ms`);
+    await w.clock.advance(50);
+    const leading = Object.entries(electors).filter(([, e]) => e.isLeader());
+    assert.ok(leading.length <= 1, `two leaders: ${leading.map(([id]) => id).join(', ')}`);
+  }
+  return w.clock.nowMs() - startedMs;
+}
+
+/** True when the record is a handoff to `to` (its marker names it). */
+const handedTo = (w: World, to: string) => w.lock.read()!.record.handoff?.to === to;
+
+describe('LeaderElector: a target that accepted and died before taking the Lease costs one offer window', () => {
+  test('on stop: the handoff to the accepted target reserves the Lease for an offer window (4 s), not leaseDuration; the live peer then takes it, never beside another leader', async () => {
+    const w = world();
+    const { leader, oldPeer: peer } = await oldTemplateOnly(w);
+    addGhosts(w, [{ identity: 'ghost-1', hash: 'aaa' }]); // preferred: it started earliest
+    acceptsThenDies(w, 'ghost-1'); // answers the offer, then never takes the Lease
+    const electors = { 'old-1': leader.elector, 'old-2': peer.elector };
+
+    const stop = settle(w, leader.elector.stop());
+    await stepUntil(w, electors, () => handedTo(w, 'ghost-1'));
+    const { record } = w.lock.read()!;
+    assert.equal(record.leaseDurationSeconds, 4, 'reserved for one offer window');
+    const tookMs = await stepUntil(w, electors, () => peer.elector.isLeader());
+    await stop;
+
+    // The reservation by old-2's own observation, plus at most one of its retries (no jitter).
+    assert.ok(tookMs <= WINDOW_MS + s(2) + 100, `the peer led ${tookMs} ms after the handoff`);
+    assert.ok(tookMs >= WINDOW_MS, `not before the reservation ended: ${tookMs} ms`);
+    assert.deepEqual(peer.log.events, [`started ${record.leaseTransitions + 1}`]);
+    await settle(w, peer.elector.stop());
+  });
+
+  test('transferLeadership(to): the target accepted and died; the old leader, a candidate again, takes the Lease back after the offer window with a new term', async () => {
+    const w = world();
+    const a = candidate('a', w, { podTemplateHash: 'h' });
+    a.elector.start();
+    await w.clock.advance(s(1));
+    addGhosts(w, [{ identity: 'ghost-1', hash: 'h' }]);
+    acceptsThenDies(w, 'ghost-1');
+
+    await settle(w, a.elector.transferLeadership('ghost-1'));
+    const handoff = w.lock.read()!.record;
+    assert.equal(handoff.holderIdentity, 'ghost-1');
+    assert.equal(handoff.leaseDurationSeconds, 4);
+    const tookMs = await stepUntil(w, { a: a.elector }, () => a.elector.isLeader());
+
+    assert.ok(tookMs <= WINDOW_MS + s(2) + 100, `a led again ${tookMs} ms after the handoff`);
+    assert.deepEqual(a.log.events, [
+      'started 0',
+      'stopped 0',
+      `started ${handoff.leaseTransitions + 1}`,
+    ]);
+    await settle(w, a.elector.stop());
+  });
+
+  test('an unoffered handoff (the target does not advertise itself) keeps the full bound: nothing proved the target alive', async () => {
+    const w = world();
+    const a = candidate('a', w, { podTemplateHash: 'h' });
+    a.elector.start();
+    await w.clock.advance(s(1));
+
+    await settle(w, a.elector.transferLeadership('client-go-peer'));
+
+    assert.equal(w.lock.read()!.record.leaseDurationSeconds, 15);
+    await settle(w, a.elector.stop());
+  });
+
+  test('an accepted target whose takeover lands late (3, 6 or 12 s after it was sent), racing the others (the old leader among them) for the expired reservation: one leads, never two by anyone’s view', async () => {
+    for (const delayMs of [s(3), s(6), s(12)]) {
+      const w = world();
+      const a = candidate('a', w, { podTemplateHash: 'h' });
+      a.elector.start();
+      await w.clock.advance(s(1));
+      const slowLock = new LateWrites(w.lock, w.clock);
+      const b = candidate('b', w, { podTemplateHash: 'h', lock: slowLock }); // preferred
+      b.elector.start();
+      await w.clock.advance(s(1));
+      const c = candidate('c', w, { podTemplateHash: 'h' });
+      c.elector.start();
+      await w.clock.advance(s(1));
+      const electors = { a: a.elector, b: b.elector, c: c.elector };
+
+      slowLock.delayAfterAcceptingMs = delayMs; // b's takeover lands late
+      const transfer = a.elector.transferLeadership('b');
+      await stepUntil(w, electors, () => handedTo(w, 'b'));
+      await transfer;
+      const anyLeads = () => Object.values(electors).some((e) => e.isLeader());
+      await stepUntil(w, electors, anyLeads, s(30));
+      await stepUntil(w, electors, () => false, s(20)).catch(() => undefined); // 20 s more
+
+      const leaders = Object.entries(electors).filter(([, e]) => e.isLeader());
+      assert.equal(leaders.length, 1, `delay ${delayMs} ms: one leader`);
+      if (delayMs < WINDOW_MS) {
+        assert.equal(leaders[0]![0], 'b', 'within the reservation the target takes it');
+      } else {
+        assert.notEqual(leaders[0]![0], 'b', 'after it, the expired reservation was taken…');
+        assert.deepEqual(b.log.events, [], '…and the late takeover never began a term');
+      }
+      const { record } = w.lock.read()!;
+      assert.equal(record.holderIdentity, leaders[0]![0], `delay ${delayMs} ms`);
+      const started = [a, b, c].flatMap((x) => x.log.terms.map((t) => t.leaseTransitions));
+      assert.equal(new Set(started).size, started.length, 'no fencing token used twice');
+      slowLock.delayMs = 0;
+      await settle(w, Promise.all([a.elector.stop(), b.elector.stop(), c.elector.stop()]));
+    }
+  });
+});
+
+/**
  * One candidate's view of a shared `MemoryLock` whose writes take `delayMs` (settable; 0 at
- * first) to land, the version checked when they land: a candidate too slow to answer in time.
+ * first) to land, the version checked when they land: a candidate too slow to answer in time
+ * (or, with `delayAfterAcceptingMs`, slow only from its acceptance on).
  */
 class LateWrites implements ResourceLock {
   readonly description: string;
   readonly storesCandidates = true;
   delayMs = 0;
+  /** Once set, `delayMs` becomes this after the candidate's acceptance of an offer has landed. */
+  delayAfterAcceptingMs: number | undefined;
 
   constructor(
     private readonly inner: MemoryLock,
@@ -341,6 +472,10 @@ class LateWrites implements ResourceLock {
 
   async update(record: LeaseRecord, version: string, signal?: AbortSignal): Promise<string> {
     if (this.delayMs > 0) await this.clock.sleep(this.delayMs);
-    return this.inner.update(record, version, signal);
+    const written = await this.inner.update(record, version, signal);
+    if (record.handoffOffer?.accepted && this.delayAfterAcceptingMs !== undefined) {
+      this.delayMs = this.delayAfterAcceptingMs;
+    }
+    return written;
   }
 }

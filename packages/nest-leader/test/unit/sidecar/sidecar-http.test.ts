@@ -261,8 +261,8 @@ describe('nest-leader-elector HTTP servers under hostile requests (real sockets)
     assert.match(String(body(allowed).error), /not leading|does not advertise/);
   });
 
-  test('last: a valid transfer to an advertised candidate within the bound answers 200 and hands the Lease over', async () => {
-    const pending = raw(transfer, post(JSON.stringify({ to: 'b', leaseDurationSeconds: 5 })));
+  test('last: a valid transfer to an advertised candidate answers 200 and hands the Lease over, reserved for it one offer window (it accepted)', async () => {
+    const pending = raw(transfer, post(JSON.stringify({ to: 'b' })));
     let answered = false;
     void pending.finally(() => (answered = true));
     // b, an advertised candidate, accepts the handoff offer at its next read (retryPeriod 3.75 s).
@@ -272,10 +272,11 @@ describe('nest-leader-elector HTTP servers under hostile requests (real sockets)
     }
     const answer = await pending;
     assert.equal(answer.status, 200, answer.text);
-    assert.deepEqual(body(answer), { to: 'b', leaseDurationSeconds: 5, leaseTransitions: 1 });
+    // The offer window at ttl 15 s (retryPeriod 3.75 s): 2 × 3.75 s, rounded up — not the ttl.
+    assert.deepEqual(body(answer), { to: 'b', leaseDurationSeconds: 8, leaseTransitions: 1 });
     const { record } = lock.read()!;
     assert.equal(record.holderIdentity, 'b');
-    assert.equal(record.leaseDurationSeconds, 5);
+    assert.equal(record.leaseDurationSeconds, 8);
   });
 });
 
