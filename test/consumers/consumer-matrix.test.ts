@@ -6,7 +6,8 @@
  * `Retry-After`, only the leader's `@Interval` runs, `require()` and `import` see one copy of
  * the package, and SIGTERM to the leader hands over in under 2 s with Nest's exit status. One
  * cell (Nest 12 ESM + Express on this Node) also runs the app without `@kubernetes/client-node`
- * (an optional peer) on the file lock.
+ * (an optional peer) on the file lock. Once per Nest line (Express, this Node), the package
+ * README's getting-started path runs as an app of its own (getting-started.ts).
  *
  * Alone: `pnpm test:consumers`. Cold (empty `.cache/consumers`) it installs from the npm
  * registry; warm it installs only the tarball.
