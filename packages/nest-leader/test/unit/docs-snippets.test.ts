@@ -135,8 +135,14 @@ function splitGiven(given: string): string[] {
   return [...parts, part.trim()].filter(Boolean);
 }
 
-/** name → module, for every name the fragment modules export (first module wins). */
-function exportedNames(host: ts.CompilerHost, options: ts.CompilerOptions): Map<string, string> {
+/**
+ * name → module, for every name the fragment modules export (first module wins), and the
+ * program that found them (its declaration files are reused by the snippets' program).
+ */
+function exportedNames(
+  host: ts.CompilerHost,
+  options: ts.CompilerOptions,
+): { names: Map<string, string>; program: ts.Program } {
   const probe = join(packageDir, 'build/snippets/probe.ts');
   const text = FRAGMENT_IMPORTS.map((m, i) => `import * as m${i} from '${m}';`).join('\n');
   const program = ts.createProgram([probe], options, withFiles(host, new Map([[probe, text]])));
@@ -153,7 +159,7 @@ function exportedNames(host: ts.CompilerHost, options: ts.CompilerOptions): Map<
       }
     }
   }
-  return names;
+  return { names, program };
 }
 
 /** A compiler host that also serves `files` (absolute path → text) from memory. */
@@ -225,7 +231,7 @@ test('every TypeScript block of the READMEs and docs pages compiles against the 
     packageDir,
   );
   const host = ts.createCompilerHost(options);
-  const names = exportedNames(host, options);
+  const { names, program: probe } = exportedNames(host, options);
 
   // Modules and fragments, each as a file of its own under build/snippets/ (inside the package,
   // so `nest-leader` resolves through the package's own exports, as a user's import does).
@@ -236,7 +242,7 @@ test('every TypeScript block of the READMEs and docs pages compiles against the 
       block.kind === 'fragment' ? fragmentModule(block, names) : block.code,
     ]),
   );
-  const program = ts.createProgram([...files.keys()], options, withFiles(host, files));
+  const program = ts.createProgram([...files.keys()], options, withFiles(host, files), probe);
   const paths = [...files.keys()];
   const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
     const file = diagnostic.file?.fileName ?? '';
