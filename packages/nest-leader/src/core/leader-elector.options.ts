@@ -5,7 +5,7 @@
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { Candidacy } from '../locks/candidacy.js';
+import type { Candidacy } from '../locks/candidacy/candidacy.js';
 import {
   isCandidateIdentity,
   isPodTemplateHash,

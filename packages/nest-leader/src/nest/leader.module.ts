@@ -18,7 +18,7 @@ import type {
   ElectionOptionsFactory,
   RegisterElectionAsyncOptions,
   RegisterElectionOptions,
-} from './leader-module-options.interface.js';
+} from './leader-module-options.interfaces.js';
 import { nestMessages } from './nest.messages.js';
 
 /**

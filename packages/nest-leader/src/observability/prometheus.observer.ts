@@ -21,7 +21,7 @@ import type {
   LeaderOnlyCallTally,
   ScheduleSlotCounter,
   PrometheusRegistry,
-} from './election-metrics.interface.js';
+} from './election-metrics.interfaces.js';
 import { type ElectionMetrics, electionMetricsFor } from './election-metrics.js';
 import { loadPromClient } from './prom-client.loader.js';
 
