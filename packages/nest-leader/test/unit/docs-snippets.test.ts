@@ -9,7 +9,8 @@
  *   compiles (examples/tsconfig.json) and readme-examples.test.ts keeps equal to the quote.
  * - ```` ```ts ````: a whole module, compiled as written.
  * - ```` ```ts fragment ````: part of a module. Compiled with the imports it leaves out added —
- *   a name exported by one of {@link FRAGMENT_IMPORTS} (first match wins), `assert` from
+ *   a name exported by one of {@link FRAGMENT_IMPORTS} (the package's entries, then the Nest
+ *   packages; first match wins), `assert` from
  *   `node:assert/strict` — and with what a `<!-- given: … -->` line right before the block
  *   lists, `;`-separated, declared: `name: Type` as `declare const`, `interface …`, `type …`,
  *   `class …` or `function …` as written.
@@ -32,10 +33,20 @@ import ts from 'typescript';
 const packageDir = fileURLToPath(new URL('../../../', import.meta.url));
 const repoDir = join(packageDir, '../..');
 
+/** The package's public entries (`nest-leader`, `nest-leader/testing`, …), from its exports. */
+const ENTRIES = Object.keys(
+  (
+    JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    }
+  ).exports,
+)
+  .filter((subpath) => subpath !== './package.json')
+  .map((subpath) => subpath.replace(/^\./, 'nest-leader'));
+
 /** Modules a fragment's missing imports come from, in order of precedence. */
 const FRAGMENT_IMPORTS = [
-  'nest-leader',
-  'nest-leader/testing',
+  ...ENTRIES,
   '@nestjs/common',
   '@nestjs/core',
   '@nestjs/schedule',
