@@ -23,14 +23,25 @@
  * no block is skipped silently. Cost: one TypeScript program over the snippets (~5 s).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-// build/test/unit → the package root, and the repository root above it
-const packageDir = fileURLToPath(new URL('../../../', import.meta.url));
+/** The package root: the nearest directory above this file whose package.json is nest-leader's. */
+function findPackageDir(): string {
+  let dir = fileURLToPath(new URL('.', import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && /"name": "nest-leader"/.test(readFileSync(manifest, 'utf8'))) {
+      return dir;
+    }
+    assert.notEqual(dirname(dir), dir, 'no nest-leader package.json above this test');
+    dir = dirname(dir);
+  }
+}
+const packageDir = findPackageDir();
 const repoDir = join(packageDir, '../..');
 
 /** The package's public entries (`nest-leader`, `nest-leader/testing`, …), from its exports. */
