@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { apiLoadBench } from './api-load.bench.js';
+import { badDeployBench } from './bad-deploy.bench.js';
 import { compareBench } from './compare.bench.js';
 import { failoverBench } from './failover.bench.js';
 import { fileHandoverBench } from './file-handover.bench.js';
@@ -27,6 +28,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   rssBench,
   compareBench,
   rolloutBench,
+  badDeployBench,
 ];
 
 const { values, positionals } = parseArgs({
