@@ -219,15 +219,20 @@ const NODE10_TSCONFIG = {
   exclude: ['node_modules', 'dist', '**/*spec.ts'],
 };
 
-const VITEST_CONFIG = `import swc from 'unplugin-swc';
+/** A Nest 12 app's `vitest.config.ts`, running the spec files `include` matches. */
+export function vitestConfig(include: string[]): string {
+  return `import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { globals: true, root: './', include: ['src/**/*.spec.ts'] },
+  test: { globals: true, root: './', include: [${include.map((glob) => `'${glob}'`).join(', ')}] },
   // SWC compiles the specs with decorator metadata, which Nest's dependency injection needs.
   plugins: [swc.vite({ module: { type: 'es6' } })],
 });
 `;
+}
+
+const VITEST_CONFIG = vitestConfig(['src/**/*.spec.ts']);
 
 /**
  * The Nest 11 (CommonJS + Jest) apps' second spec: `lock: 'kubernetes'` under Jest's CommonJS

@@ -6,7 +6,8 @@
  * `Retry-After`, only the leader's `@Interval` runs, `require()` and `import` see one copy of
  * the package, and SIGTERM to the leader hands over in under 2 s with Nest's exit status. One
  * cell (Nest 12 ESM + Express on this Node) also runs the app without `@kubernetes/client-node`
- * (an optional peer) on the file lock.
+ * (an optional peer) on the file lock. Once per Nest line (Express, this Node), the package
+ * README's getting-started path runs as an app of its own (getting-started.ts).
  *
  * Alone: `pnpm test:consumers`. Cold (empty `.cache/consumers`) it installs from the npm
  * registry; warm it installs only the tarball.
@@ -17,6 +18,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FLAVORS, LOCK_ERRORS_SPEC, type Flavor } from './consumer-apps.js';
+import { prepareGettingStarted, runGettingStarted } from './getting-started.js';
 import { eventually } from '../support/eventually.js';
 import { role, startReplica, type Replica } from './consumer-replicas.js';
 import {
@@ -74,6 +76,18 @@ describe('consumer matrix (packed tarball in fresh apps)', { concurrency: 2 }, (
         cell(flavor, runtime),
       );
     }
+  }
+
+  // The README's getting-started path, once per Nest line (Express, as `nest new` sets it up),
+  // on this Node.
+  for (const flavor of FLAVORS.filter((f) => f.platform === 'express')) {
+    it(`getting started (README) in ${flavor.name}`, { timeout: 5 * 60_000 }, async () => {
+      const dir = await prepareGettingStarted(apps.get(flavor.name)!, flavor.nest);
+      const { handoverMs } = await runGettingStarted(dir, flavor.nest, process.execPath);
+      // Released on SIGTERM: a follower takes over within 1.2 × retryPeriodSeconds (2 s, the
+      // default the quick start keeps) when polling, at once when watching the lock.
+      assert.ok(handoverMs < 1.2 * 2_000 + 1_000, `handover took ${handoverMs} ms`);
+    });
   }
 });
 

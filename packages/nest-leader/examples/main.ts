@@ -6,7 +6,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule);
   // SIGTERM → beforeApplicationShutdown: drain leader-only work, then release the Lease.
   app.enableShutdownHooks();
-  await app.listen(3000);
+  await app.listen(process.env.PORT ?? 3000);
 }
 
 void bootstrap();
