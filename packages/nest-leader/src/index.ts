@@ -1,4 +1,25 @@
 export * from './errors.js';
+// Sharded elections
+export { ShardedElection, type ShardOwnershipEvent } from './sharding/sharded-election.js';
+export {
+  MAX_SHARDED_ELECTION_NAME_LENGTH,
+  type ShardCallbacks,
+  type ShardedElectionOptions,
+} from './sharding/sharded-election.options.js';
+export type { ShardTerm } from './sharding/shard-term.js';
+export { fnv1a32, shardOfKey } from './sharding/shard-hash.js';
+export { balanceShards } from './sharding/shard-balancer.js';
+export {
+  formatShardAssignment,
+  parseShardAssignment,
+  SHARD_ASSIGNMENT_FORMAT_VERSION,
+  SHARD_ASSIGNMENT_LIMITS,
+  type ShardAssignment,
+  type ShardGrant,
+  type ShardOwner,
+} from './sharding/shard-assignment.js';
+export { assignmentLeaseName, memberLeaseName } from './sharding/member-state.js';
+export type { ListedLease, ShardLeaseStore } from './sharding/shard-lease-store.js';
 // Core: election
 export { LeaderElector } from './core/leader-elector.js';
 export type { LeaderElectionHealth } from './core/leader-elector.health.js';
@@ -164,6 +185,7 @@ export {
   HANDOFF_ANNOTATION,
   HANDOFF_OFFER_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
+  SHARDS_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/lease.lock.js';
 export type { Candidacy, CandidacyListener } from './locks/candidacy.js';

@@ -107,7 +107,15 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     const handoff = annotations?.[HANDOFF_ANNOTATION];
     const candidates = annotations?.[CANDIDATES_ANNOTATION];
     const handoffOffer = annotations?.[HANDOFF_OFFER_ANNOTATION];
-    return parseLeaseRecord({ ...lease.spec, scheduleLedger, handoff, candidates, handoffOffer });
+    const shards = annotations?.[SHARDS_ANNOTATION];
+    return parseLeaseRecord({
+      ...lease.spec,
+      scheduleLedger,
+      handoff,
+      candidates,
+      handoffOffer,
+      shards,
+    });
   }
 
   protected newObject(record: LeaseRecord): V1Lease {
@@ -172,6 +180,13 @@ export const CANDIDATES_ANNOTATION = 'nest-leader/candidates';
 export const HANDOFF_OFFER_ANNOTATION = 'nest-leader/handoff-offer';
 
 /**
+ * The annotation of a sharded election's Leases (see `LeaseRecord.shards`): on the assignment
+ * Lease the shard assignment, on a member Lease the member's acknowledgement. Written only by
+ * nest-leader; bounded and validated when read.
+ */
+export const SHARDS_ANNOTATION = 'nest-leader/shards';
+
+/**
  * `metadata` with the record's ledger, handoff marker, candidates and handoff offer as
  * annotations (a record without a marker, candidates or offer removes that annotation); other
  * annotations are kept.
@@ -196,6 +211,7 @@ function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1Obje
   } else {
     delete annotations[HANDOFF_OFFER_ANNOTATION];
   }
+  if (record.shards !== undefined) annotations[SHARDS_ANNOTATION] = record.shards;
   if (Object.keys(annotations).length === 0 && metadata.annotations === undefined) return metadata;
   return { ...metadata, annotations };
 }
