@@ -9,7 +9,7 @@ import type { LockOperation } from './locks/resource-lock.js';
  * A Kubernetes verb nest-leader uses: the locks' `get`/`create`/`update`, `watch` (a lock's
  * watch), `patch` (pod labels), and `delete` (a coordinated candidate's LeaseCandidate).
  */
-export type KubernetesVerb = LockOperation | 'watch' | 'patch' | 'delete';
+export type KubernetesVerb = LockOperation | 'watch' | 'patch' | 'delete' | 'list';
 
 /**
  * How a failed Kubernetes API call is classified:

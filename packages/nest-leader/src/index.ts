@@ -20,6 +20,13 @@ export {
 } from './sharding/shard-assignment.js';
 export { assignmentLeaseName, memberLeaseName } from './sharding/member-state.js';
 export type { ListedLease, ShardLeaseStore } from './sharding/shard-lease-store.js';
+export {
+  KubernetesShardLeaseStore,
+  type KubernetesShardLeaseStoreOptions,
+} from './sharding/kubernetes-shard-lease-store.js';
+export { ShardedElectionService } from './nest/sharded-elections/sharded-election.service.js';
+export { currentShard } from './nest/sharded-elections/shard-term.context.js';
+export type { ShardedElectionModuleOptions } from './nest/sharded-elections/sharded-election-options.interface.js';
 // Core: election
 export { LeaderElector } from './core/leader-elector.js';
 export type { LeaderElectionHealth } from './core/leader-elector.health.js';

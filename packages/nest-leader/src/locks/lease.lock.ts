@@ -14,7 +14,12 @@ import {
 } from './kubernetes-object.lock.js';
 import { type LeaseWatchOptions, watchLease } from './lease.watcher.js';
 import { toMicroTime } from '../kubernetes/micro-time.js';
-import { type LeaseRecord, parseLeaseRecord, parseLeaseTime } from './resource-lock.js';
+import {
+  type LeaseRecord,
+  parseLeaseRecord,
+  parseLeaseTime,
+  type VersionedLeaseRecord,
+} from './resource-lock.js';
 import { formatAdvertisedCandidates } from './advertised-candidates.js';
 import type { LockWatch, LockWatchListener, WatchableLock } from './watchable-lock.js';
 
@@ -98,6 +103,14 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
       listener,
       signal,
     );
+  }
+
+  /**
+   * Takes a Lease of this name read by another request (a LIST of the namespace) as the one last
+   * read: `update` writes over it. Returns its record and version.
+   */
+  adopt(lease: V1Lease): VersionedLeaseRecord {
+    return this.remember(lease);
   }
 
   /** A record from any Lease, including one without `spec` or with nonsense in it. */

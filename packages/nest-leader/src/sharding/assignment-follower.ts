@@ -1,6 +1,7 @@
 /**
  * A member's view of the assignment: watched when the assignment Lease can be watched (read
- * again every leaseDuration, in case the watch missed something), polled every retryPeriod
+ * again every 4 × leaseDuration, in case the watch missed something: safety never depends on
+ * it — a revoke missed is evicted, a grant missed waits for this read), polled every retryPeriod
  * otherwise. Delivers each new revision once, in order. Framework-free.
  */
 
@@ -10,6 +11,9 @@ import type { ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.
 import { isWatchableLock } from '../locks/watchable-lock.js';
 import { parseShardAssignment, type ShardAssignment } from './shard-assignment.js';
 import { shardingMessages } from './sharding.messages.js';
+
+/** A watching member reads the assignment again every this many leaseDurations. */
+const RESYNC_LEASE_DURATIONS = 4;
 
 /** What the follower reports: an assignment, or that none can be trusted (`undefined`). */
 export type AssignmentListener = (assignment: ShardAssignment | undefined) => void;
@@ -79,7 +83,7 @@ export class AssignmentFollower {
         if (!signal.aborted) logger.warn(shardingMessages.assignmentReadFailed(election, error));
       }
       const wake = AbortSignal.any([signal, this.wake.signal]);
-      await clock.sleep(watching ? leaseDurationMs : retryPeriodMs, wake);
+      await clock.sleep(watching ? RESYNC_LEASE_DURATIONS * leaseDurationMs : retryPeriodMs, wake);
       if (this.wake.signal.aborted) this.wake = new AbortController();
     }
   }
