@@ -9,99 +9,25 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
-import {
-  CandidateProcess,
-  type CandidateEvent,
-  leaseTarget,
-} from '../support/candidate-process.js';
+import type { CandidateProcess } from '../support/candidate-process.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { getTestCluster, uniqueLeaseName } from '../support/cluster.js';
-import { eventually } from '../support/eventually.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
+import {
+  balanced as balancedOver,
+  SHARDED_VERBS,
+  startShardedMember,
+  workSpans,
+} from '../support/sharded-members.js';
 
 const cluster = getTestCluster();
 const SHARDS = 64;
 const USERS = ['alice', 'bob', 'carol'] as const;
-const SHARDED_VERBS = ['get', 'create', 'update', 'watch', 'list'];
 const LEASE_MS = FAST_TIMINGS.leaseDurationSeconds * 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The latest `units` line of `member` after `sinceMs`: the shards it worked on then. */
-function latestUnits(member: CandidateProcess, sinceMs: number): CandidateEvent | undefined {
-  for (let i = member.events.length - 1; i >= 0; i--) {
-    const event = member.events[i]!;
-    if (event.monotonicMs <= sinceMs) return undefined;
-    if (event.event === 'units') return event;
-  }
-  return undefined;
-}
-
-/**
- * Resolves when every shard is worked on by exactly one of `members` and each works on
- * ⌊N/R⌋ or ⌈N/R⌉ shards (by units after `sinceMs`); returns when that was first seen (ms).
- */
-async function balanced(
-  members: CandidateProcess[],
-  sinceMs: number,
-  timeoutMs: number,
-): Promise<number> {
-  return eventually(
-    () => {
-      const floor = Math.floor(SHARDS / members.length);
-      const owners = new Map<number, string>();
-      let latestMs = -Infinity;
-      for (const member of members) {
-        const units = latestUnits(member, sinceMs);
-        assert.ok(units, `${member.identity}: no units yet`);
-        const count = units.shards!.length;
-        assert.ok(
-          count === floor || count === floor + 1,
-          `${member.identity} works on ${count} shards`,
-        );
-        for (const shard of units.shards!) {
-          assert.ok(
-            !owners.has(shard),
-            `shard ${shard}: ${owners.get(shard)} and ${member.identity}`,
-          );
-          owners.set(shard, member.identity);
-        }
-        latestMs = Math.max(latestMs, units.monotonicMs);
-      }
-      assert.equal(owners.size, SHARDS, `${SHARDS - owners.size} shards unowned`);
-      return latestMs;
-    },
-    { timeoutMs, intervalMs: 100 },
-  );
-}
-
-/** Per shard, the spans of work of each (member, token): [first unit, last unit]. */
-function workSpans(members: CandidateProcess[]) {
-  const spans = new Map<
-    string,
-    { shard: number; owner: string; token: number; startMs: number; endMs: number }
-  >();
-  for (const member of members) {
-    for (const event of member.events) {
-      if (event.event !== 'units') continue;
-      event.shards!.forEach((shard, i) => {
-        const token = event.tokens![i]!;
-        const key = `${shard}/${member.identity}/${token}`;
-        const span = spans.get(key);
-        if (span) span.endMs = event.monotonicMs;
-        else
-          spans.set(key, {
-            shard,
-            owner: `${member.identity}@${token}`,
-            token,
-            startMs: event.monotonicMs,
-            endMs: event.monotonicMs,
-          });
-      });
-    }
-  }
-  return [...spans.values()];
-}
+const balanced = (members: CandidateProcess[], sinceMs: number, timeoutMs: number) =>
+  balancedOver(members, SHARDS, sinceMs, timeoutMs);
 
 describe('Sharded election on the real kube-apiserver, real processes', () => {
   const fleet: CandidateProcess[] = [];
@@ -119,15 +45,13 @@ describe('Sharded election on the real kube-apiserver, real processes', () => {
     const join = (): Promise<CandidateProcess> => {
       const user = USERS[next % USERS.length]!;
       next += 1;
-      return CandidateProcess.startReady(
-        {
-          implementation: 'nest-leader',
-          program: 'sharded',
-          identity: `member-${next}`,
-          timings: FAST_TIMINGS,
-          extraArgs: ['--shards', String(SHARDS)],
-          ...leaseTarget(cluster, user, leaseName),
-        },
+      return startShardedMember(
+        cluster,
+        user,
+        leaseName,
+        `member-${next}`,
+        SHARDS,
+        FAST_TIMINGS,
         fleet,
       );
     };

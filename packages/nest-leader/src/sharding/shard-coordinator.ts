@@ -10,8 +10,9 @@
 import type { LeaderTerm } from '../core/leader-term.js';
 import type { Clock } from '../core/clock.js';
 import type { ElectionLogger } from '../core/leader-elector.options.js';
-import type { LeaseRecord, VersionedLeaseRecord } from '../locks/resource-lock.js';
+import type { LeaseRecord } from '../locks/resource-lock.js';
 import { recordFingerprint } from './member-lease.js';
+import type { MemberObservation, MemberObservations } from './member-observations.js';
 import {
   assignmentLeaseName,
   formatMemberState,
@@ -45,19 +46,12 @@ export interface ShardCoordinatorOptions {
    * epoch ends): drainTimeout + renewDeadline.
    */
   ackTimeoutMs: number;
+  /** What this process has observed of the member Leases (shared across coordinator terms). */
+  observations: MemberObservations;
+  /** True when the observations are fed by a watch of the member Leases. */
+  watching: boolean;
   /** Told of every assignment this coordinator wrote (for metrics and events). */
   onWritten?(previous: ShardAssignment, next: ShardAssignment): void;
-}
-
-/** What this coordinator knows of one member Lease. */
-interface MemberObservation {
-  /** The Lease as last read; `undefined` while it is missing. */
-  current: VersionedLeaseRecord | undefined;
-  fingerprint: string;
-  /** Monotonic ms this coordinator first saw the Lease in this form. */
-  observedMs: number;
-  /** An epoch this coordinator evicted after judging it expired: over for certain. */
-  endedEpoch?: number;
 }
 
 /** A live member: holds its Lease, not expired by observation. */
@@ -69,12 +63,12 @@ interface LiveMember {
 type OwnerStatus = 'live' | 'expired' | 'stopped' | 'unknown';
 
 /**
- * One coordination run, for one coordinator term: a fresh instance per term, so a new
- * coordinator judges expiry only from what it has itself observed. @internal
+ * One coordination run, for one coordinator term (a fresh instance per term), judging expiry
+ * from what this process has observed of the member Leases (see `MemberObservations`). @internal
  */
 export class ShardCoordinator {
   private readonly options: ShardCoordinatorOptions;
-  private readonly observations = new Map<string, MemberObservation>();
+  private readonly observations: Map<string, MemberObservation>;
   private assignment: { value: ShardAssignment; version: string | undefined } | undefined;
   private unreadableReported = false;
   /** Per owner (`epoch/identity`): when this coordinator first saw it with a pending revoke. */
@@ -83,6 +77,7 @@ export class ShardCoordinator {
 
   constructor(options: ShardCoordinatorOptions) {
     this.options = options;
+    this.observations = options.observations.byName;
   }
 
   /** The assignment as last read or written by this coordinator. */
@@ -96,18 +91,10 @@ export class ShardCoordinator {
    * leaseDuration; without: a listing and a round every retryPeriod.
    */
   async run(term: LeaderTerm): Promise<void> {
-    const { clock, retryPeriodMs, leaseDurationMs, logger, election, store } = this.options;
+    const { clock, retryPeriodMs, leaseDurationMs, logger, election } = this.options;
     logger.info(shardingMessages.coordinating(election, term.leaseTransitions));
-    const watching = typeof store.watch === 'function';
-    if (watching) {
-      store.watch!(
-        `${election}-m-`,
-        (name, current) => {
-          if (this.observeOne(name, current, clock.nowMs())) this.wake.abort();
-        },
-        term.signal,
-      );
-    }
+    const { watching, observations } = this.options;
+    const unsubscribe = observations.onStateChange(() => this.wake.abort());
     let listedMs = -Infinity;
     while (term.isLive()) {
       if (this.wake.signal.aborted) this.wake = new AbortController();
@@ -119,6 +106,7 @@ export class ShardCoordinator {
       const delayMs = Math.min(periodMs, Math.max(0, dueMs - clock.nowMs()));
       await clock.sleep(delayMs, AbortSignal.any([term.signal, this.wake.signal]));
     }
+    unsubscribe();
   }
 
   /**
@@ -130,7 +118,10 @@ export class ShardCoordinator {
     const { store, election, logger, clock } = this.options;
     const startedMs = clock.nowMs();
     try {
-      if (list) this.observe(await store.list(`${election}-m-`, term.signal), clock.nowMs());
+      if (list) {
+        const listing = await store.list(`${election}-m-`, term.signal);
+        this.options.observations.observeListing(listing, clock.nowMs());
+      }
       if (!this.assignment && !(await this.load(term)))
         return clock.nowMs() + this.options.retryPeriodMs;
       let plan = this.plan(startedMs);
@@ -148,44 +139,6 @@ export class ShardCoordinator {
   }
 
   // --- What the members' Leases say ----------------------------------------------------------
-
-  private observe(
-    listing: readonly { name: string; current: VersionedLeaseRecord }[],
-    nowMs: number,
-  ): void {
-    const seen = new Set<string>();
-    for (const { name, current } of listing) {
-      seen.add(name);
-      this.observeOne(name, current, nowMs);
-    }
-    for (const [name, known] of this.observations) {
-      if (!seen.has(name) && known.current !== undefined) this.observeOne(name, undefined, nowMs);
-    }
-  }
-
-  /**
-   * Takes in one member Lease as read or watched at `nowMs`.
-   * @returns true when the member's state changed (holder, epoch, acknowledgement, release), not
-   *   only its renewTime: worth a round
-   */
-  private observeOne(
-    name: string,
-    current: VersionedLeaseRecord | undefined,
-    nowMs: number,
-  ): boolean {
-    const known = this.observations.get(name);
-    if (known?.current && current && Number(current.version) < Number(known.current.version)) {
-      return false; // an older event than what we hold (memory and Kubernetes versions are ordered numbers)
-    }
-    const fingerprint = current ? recordFingerprint(current.record) : 'missing';
-    const before = known?.current ? stateOf(known.current.record) : 'missing';
-    if (known && known.fingerprint === fingerprint) {
-      known.current = current;
-    } else {
-      this.observations.set(name, { ...known, current, fingerprint, observedMs: nowMs });
-    }
-    return before !== (current ? stateOf(current.record) : 'missing');
-  }
 
   /** True once the Lease `name` has not changed for its leaseDuration by our observation. */
   private expired(observation: MemberObservation, atMs: number): boolean {
@@ -405,11 +358,6 @@ export class ShardCoordinator {
         logger.warn(shardingMessages.assignmentWriteFailed(election, error));
     }
   }
-}
-
-/** What a round acts on in a member record: holder, epoch and the member's state text. */
-function stateOf(record: LeaseRecord): string {
-  return JSON.stringify([record.holderIdentity, record.leaseTransitions, record.shards]);
 }
 
 function ownerKey(owner: ShardOwner): string {

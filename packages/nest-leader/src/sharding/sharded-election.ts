@@ -14,6 +14,7 @@ import type { ShardTermEndReason } from '../errors.interfaces.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';
 import { AssignmentFollower } from './assignment-follower.js';
 import { MemberLease } from './member-lease.js';
+import { MemberObservations } from './member-observations.js';
 import { assignmentLeaseName, memberLeaseName } from './member-state.js';
 import { sameOwner, type ShardAssignment } from './shard-assignment.js';
 import { ShardCoordinator } from './shard-coordinator.js';
@@ -52,6 +53,8 @@ export class ShardedElection {
   private readonly coordinatorElection: LeaderElector;
   private readonly member: MemberLease;
   private readonly follower: AssignmentFollower;
+  private readonly observations = new MemberObservations();
+  private readonly running = new AbortController();
   private readonly terms = new Map<number, ShardTermLifetime>();
   /** Highest token this member has held per shard: a lower or equal one is never started. */
   private readonly highestToken: number[];
@@ -166,6 +169,12 @@ export class ShardedElection {
   start(): void {
     if (this.state !== 'new') return;
     this.state = 'running';
+    const { store, name, clock } = this.config;
+    store.watch?.(
+      `${name}-m-`,
+      (lease, current) => this.observations.observe(lease, current, clock.nowMs()),
+      this.running.signal,
+    );
     this.member.start();
     this.follower.start();
     this.coordinatorElection.start();
@@ -188,6 +197,7 @@ export class ShardedElection {
     await this.drained();
     await this.member.stop();
     await this.coordinatorElection.stop();
+    this.running.abort();
     this.state = 'stopped';
   }
 
@@ -205,6 +215,8 @@ export class ShardedElection {
       leaseDurationMs: config.leaseDurationMs,
       retryPeriodMs: config.retryPeriodMs,
       ackTimeoutMs: config.drainTimeoutMs + config.renewDeadlineMs,
+      observations: this.observations,
+      watching: typeof config.store.watch === 'function',
     });
     this.coordinator = coordinator;
     this.coordination = coordinator.run(term).finally(() => {
