@@ -3,14 +3,23 @@
  * Import rules of the library checked by `pnpm lint` (dependency-cruiser). Type-only imports
  * count: a cycle through `import type` is still a cycle.
  *
- * The folders of packages/nest-leader/src and who may import whom (DESIGN.md's layout):
+ * The rooms of packages/nest-leader/src and who may import whom (the same map, room by room,
+ * is "Source layout" in packages/nest-leader/docs/design-notes.md):
  *
  *   nest/ ──► observability/ ──► core/ ──► locks/ ──► kubernetes/ ──► peers/
+ *   nest/ ──► sharding/ ─────────┘   (sharding/ also ──► locks/)
  *   sidecar/ ─────────────────────┘
+ *   testing.ts ──► testing/ ──► core/, locks/
  *
- * Each folder may import the folders to its right (and the shared root modules `errors.ts`,
+ * Inside core/: election/ ──► handoff/, schedule-ledger/ ──► core/'s root (the options, the
+ * term, the observer interface, the clock and the election's messages every room speaks).
+ * Inside locks/: lock-selection.ts ──► file/, kubernetes-object/ (candidacy/ ──►
+ * kubernetes-object/) ──► locks/' root (ResourceLock, the record's parts, the memory and sidecar
+ * locks); core/ knows the locks only through that root and `candidacy/candidacy.ts`.
+ *
+ * Each room may import the rooms to its right (and the shared root modules `errors.ts`,
  * `errors.interfaces.ts`, `errors.messages.ts`, `format.ts`), never one to its left. Only nest/
- * imports Nest. Each folder keeps its texts in its own `*.messages.ts`.
+ * imports Nest. Each room keeps its texts in its own `*.messages.ts`.
  */
 const SRC = '^packages/nest-leader/src/';
 
@@ -67,39 +76,117 @@ module.exports = {
     layer(
       'core-below-nest',
       'core',
-      ['nest', 'observability', 'sidecar', 'kubernetes'],
+      ['nest', 'observability', 'sidecar', 'sharding', 'testing', 'kubernetes'],
       'The core (elector, term, clock, options) knows locks only through the ResourceLock ' +
-        'interface; Nest, observers and the sidecar build on it, not the other way round.',
+        'interface; Nest, observers, the sidecar and sharded leadership build on it, not the ' +
+        'other way round.',
     ),
+    {
+      name: 'core-root-is-the-shared-vocabulary',
+      severity: 'error',
+      comment:
+        "core/'s root (options, term, observer interface, clock, election messages) is what " +
+        'every room of core/ speaks: it imports none of them.',
+      from: { path: `${SRC}core/[^/]+$` },
+      to: { path: `${SRC}core/[^/]+/` },
+    },
+    layer(
+      'handoff-below-the-elector',
+      'core/handoff',
+      ['core/election', 'core/schedule-ledger'],
+      'Handoff, stop handover, preference and coordinated election are parts the elector ' +
+        'composes (core/election/leader-elector.parts.ts); they never import the elector.',
+    ),
+    layer(
+      'schedule-ledger-below-the-elector',
+      'core/schedule-ledger',
+      ['core/election', 'core/handoff'],
+      'The schedule ledger is a record the elector stamps and src/nest keeps; it imports ' +
+        "neither the elector nor the handoff, only core/'s root.",
+    ),
+    {
+      name: 'core-knows-locks-through-the-seam',
+      severity: 'error',
+      comment:
+        'The core reads and writes records through ResourceLock and never names a lock kind: ' +
+        "of locks/ it imports the root's interfaces and candidacy/candidacy.ts only.",
+      from: { path: `${SRC}core/` },
+      to: {
+        path: `${SRC}locks/((file|kubernetes-object)/|candidacy/lease-candidate|[^/]*\\.lock\\.ts$|lock-selection)`,
+      },
+    },
     layer(
       'locks-never-import-the-elector',
       'locks',
-      ['core', 'nest', 'observability', 'sidecar'],
+      ['core', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
       'Locks store a record; they never import the elector or anything built on it.',
+    ),
+    {
+      name: 'lock-kinds-below-lock-selection',
+      severity: 'error',
+      comment:
+        "locks/' root (ResourceLock, the record's parts, the memory and sidecar locks) imports no " +
+        'lock room; only lock-selection.ts, which builds the lock a user names, knows them all.',
+      from: { path: `${SRC}locks/[^/]+$`, pathNot: `${SRC}locks/lock-selection\\.ts$` },
+      to: { path: `${SRC}locks/[^/]+/` },
+    },
+    layer(
+      'file-lock-knows-no-kubernetes-object',
+      'locks/file',
+      ['locks/kubernetes-object', 'locks/candidacy'],
+      'The file lock and its process proof stand alone beside the Kubernetes-object locks.',
+    ),
+    layer(
+      'kubernetes-object-locks-know-no-file-lock',
+      'locks/kubernetes-object',
+      ['locks/file', 'locks/candidacy'],
+      'The Lease and ConfigMap locks stand alone beside the file lock and the candidacy.',
     ),
     layer(
       'kubernetes-is-plumbing',
       'kubernetes',
-      ['core', 'locks', 'nest', 'observability', 'sidecar'],
+      ['core', 'locks', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
       'src/kubernetes (client loading, kubeconfig, connections, requests, API errors, names) ' +
         'knows nothing of elections or locks.',
     ),
     layer(
       'observability-below-nest',
       'observability',
-      ['nest', 'sidecar'],
+      ['nest', 'sidecar', 'testing'],
       'Metrics, Events and pod labels are Nest-free observers; src/nest builds their providers.',
     ),
     layer(
       'sidecar-without-nest',
       'sidecar',
-      ['nest', 'observability'],
+      ['nest', 'observability', 'testing'],
       'The sidecar program runs the core elector on a lock, without Nest.',
+    ),
+    layer(
+      'sharding-without-nest',
+      'sharding',
+      ['nest', 'observability', 'sidecar', 'testing'],
+      'Sharded leadership is framework-free: it builds on the elector (core/) and the locks; ' +
+        'src/nest gives it its Nest glue.',
+    ),
+    {
+      name: 'test-helpers-for-the-testing-entry',
+      severity: 'error',
+      comment:
+        'src/testing/ (ManualClock, RecordingLogger) is published through the testing entry ' +
+        '(src/testing.ts) alone; the library never runs on a test helper.',
+      from: { path: SRC, pathNot: `${SRC}(testing\\.ts$|testing/)` },
+      to: { path: `${SRC}testing/` },
+    },
+    layer(
+      'test-helpers-on-the-core',
+      'testing',
+      ['nest', 'observability', 'sidecar', 'sharding', 'kubernetes'],
+      "The test helpers stand on the core and the locks only, as users' own tests do.",
     ),
     layer(
       'peers-is-a-leaf',
       'peers',
-      ['core', 'locks', 'kubernetes', 'nest', 'observability', 'sidecar'],
+      ['core', 'locks', 'kubernetes', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
       'src/peers only loads optional peer dependencies.',
     ),
   ],

@@ -98,7 +98,7 @@ export interface ChaosInput {
   /**
    * A leader-only recurring job with a catch-up policy of `'all'` (the demo's `dispatch-jobs`):
    * its work lines must carry their `slot` (rule `run-without-slot`), and every slot from the
-   * first to the last must have begun at least once (rule `slot-lost`) — the library README's
+   * first to the last must have begun at least once (rule `slot-lost`) — the library's docs/schedule-ledger.md
    * guarantee — except a slot at which no leader was live, from the slot's time to `horizonMs`
    * after it, and a slot at which the ledger was gone (a `lease-deleted` fault's deletion, to
    * the start of the next term).
@@ -534,7 +534,7 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
 
 /**
  * Rules `slot-lost` and `run-without-slot`. Every slot of the scheduled job from the first
- * begun to the last begun has begun at least once (the README's guarantee under catch-up
+ * begun to the last begun has begun at least once (docs/schedule-ledger.md's guarantee under catch-up
  * `'all'`), unless no leader was live at any time from the slot to `horizonMs` after it (a
  * term live at the slot runs it on time; one that began within the horizon catches it up), or
  * the ledger was gone at the slot: from a `lease-deleted` fault's deletion (its

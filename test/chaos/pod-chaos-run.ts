@@ -129,7 +129,7 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
         );
         assert.ok(recent, `${leader.name} works in term ${spec.leaseTransitions}`);
         // The ledger travels with the renewals: a slot the term completed is known to the next
-        // leader only after a renewal carried it (the library README's guarantee covers slots
+        // leader only after a renewal carried it (the library's docs/schedule-ledger.md guarantee covers slots
         // from the first one the ledger knows). Fault a term only once one renewal after its
         // first run has had time to do so, so that slot-lost judges the guarantee itself.
         const firstRunAt = Math.min(

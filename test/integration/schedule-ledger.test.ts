@@ -3,7 +3,7 @@
  * each with a leader-only `@Cron('* * * * * *')` job that records every run (slot, token,
  * begun, completed) beside its effects (keyed by `currentSlot()`, fenced by its token) in one
  * SQLite file. The leader is SIGKILLed, SIGTERMed and SIGSTOPped before, during and after its
- * runs. What is asserted is the library README's guarantee, from the runs themselves: under
+ * runs. What is asserted is the library's docs/schedule-ledger.md guarantee, from the runs themselves: under
  * `catchUp: 'all'` every slot begins at least once, and a slot that runs twice does so only in
  * the cases the README names (completed less than one retryPeriodSeconds before its leader
  * crashed, begun and not completed, or completed while an earlier slot was still unsettled —
@@ -13,7 +13,7 @@
  * report them (its positive control), while it reports none under `'all'`.
  *
  * Short mode (`pnpm test`): 6 failovers per policy (before, during and after a run twice each).
- * Long mode: `SCHEDULE_LEDGER_FAILOVERS=100` (see the README's "Schedule ledger" for figures).
+ * Long mode: `SCHEDULE_LEDGER_FAILOVERS=100` (see the library's docs/schedule-ledger.md for figures).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -12,7 +12,7 @@
  *
  * Each run is recorded in `runs` beside the recipe's `effects` table (unfenced: every run that
  * began — slot, token, when it began, and when it completed or its effect was refused), works
- * `--job-ms`, then writes its effect the way the README's "Schedule ledger" tells users to, in
+ * `--job-ms`, then writes its effect the way the library's docs/schedule-ledger.md tells users to, in
  * one transaction: refused if a newer fencing token has written an effect (checked first, so a
  * woken stale leader is refused even for a slot its successor already redid; the insert trigger
  * of `examples/fenced-ledger.ts` too), else keyed by the slot (`currentSlot()`: job +

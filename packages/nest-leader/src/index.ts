@@ -26,11 +26,11 @@ export {
 } from './sharding/kubernetes-shard-lease-store.js';
 export { ShardedElectionService } from './nest/sharded-elections/sharded-election.service.js';
 export { currentShard } from './nest/sharded-elections/shard-term.context.js';
-export type { ShardedElectionModuleOptions } from './nest/sharded-elections/sharded-election-options.interface.js';
+export type { ShardedElectionModuleOptions } from './nest/sharded-elections/sharded-election-options.interfaces.js';
 // Core: election
-export { LeaderElector } from './core/leader-elector.js';
-export type { LeaderElectionHealth } from './core/leader-elector.health.js';
-export type { TransferLeadershipOptions } from './core/leadership-handoff.js';
+export { LeaderElector } from './core/election/leader-elector.js';
+export type { LeaderElectionHealth } from './core/election/leader-elector.health.js';
+export type { TransferLeadershipOptions } from './core/handoff/leadership-handoff.js';
 export {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,
@@ -58,54 +58,60 @@ export { SystemClock, type Clock, type TimerHandle } from './core/clock.js';
 export { resolveIdentity } from './core/identity.js';
 // Core: the elector's parts, exported for this package's unit tests only. Each is `@internal`:
 // left out of the API reference, no compatibility promise; use LeaderElector.
-export { ElectionNotifier, type ElectionNotifierOptions } from './core/election-notifier.js';
-export { checkElectionHealth, type ElectionHealthSnapshot } from './core/leader-elector.health.js';
+export {
+  ElectionNotifier,
+  type ElectionNotifierOptions,
+} from './core/election/election-notifier.js';
+export {
+  checkElectionHealth,
+  type ElectionHealthSnapshot,
+} from './core/election/leader-elector.health.js';
 export {
   type HolderCheckContext,
   HolderChecks,
   type HolderChecksConfig,
-} from './core/holder-checks.js';
+} from './core/election/holder-checks.js';
 export { LeaderTermLifetime, type LeaderTermLifetimeOptions } from './core/leader-term.js';
 export {
   type HandoffSessionConfig,
   type HandoffSessionHost,
   LeadershipHandoffSession,
-} from './core/leadership-handoff.session.js';
+} from './core/handoff/leadership-handoff.session.js';
 export {
   ACCESS_DENIED_GRACE_MS,
   isNotFound,
   LockFailureReporter,
   lockRequestOutcome,
-} from './core/lock-failure.reporter.js';
-export { LockRequests, type LockRequestListener } from './core/lock-requests.js';
+} from './core/election/lock-failure.reporter.js';
+export { LockRequests, type LockRequestListener } from './core/election/lock-requests.js';
 export {
   MAX_OFFERS_PER_HANDOFF,
   offerPollMs,
   offerWindowMs,
   isAccepted,
   isOpenOfferTo,
-} from './core/handoff-offer.js';
+} from './core/handoff/handoff-offer.js';
 export {
   HandoffOffers,
   type HandoffOfferConfig,
   type HandoffOfferHost,
   type OfferingTerm,
   type OfferOutcome,
-} from './core/handoff-offer.session.js';
+} from './core/handoff/handoff-offer.session.js';
 export {
   type MissingLeaseWait,
   ObservedRecord,
   sameElectionRecord,
   validTransitions,
-} from './core/observed-record.js';
-export { scheduleLedgerStamp } from './core/schedule-ledger.stamp.js';
+} from './core/election/observed-record.js';
+export { scheduleLedgerStamp } from './core/schedule-ledger/schedule-ledger.stamp.js';
 export {
   createdRecord,
   renewalRecord,
   type TakeoverToken,
   takeoverRecord,
   type TermWrite,
-} from './core/term-records.js';
+} from './core/election/term-records.js';
 // Core: locks
 export type {
   HolderLiveness,
@@ -134,7 +140,7 @@ export {
   MAX_ADVERTISED_CANDIDATES,
   newestTemplate,
   preferredCandidate,
-} from './core/candidate-preference.js';
+} from './core/handoff/candidate-preference.js';
 export {
   dueSlots,
   intervalSchedule,
@@ -142,7 +148,7 @@ export {
   EARLY_TICK_TOLERANCE_MS,
   type DueSlots,
   type SlotSchedule,
-} from './core/schedule-slots.js';
+} from './core/schedule-ledger/schedule-slots.js';
 export {
   compareLedgerSlots,
   emptyScheduleLedger,
@@ -153,7 +159,7 @@ export {
   type JobLedgerEntry,
   type LedgerSlot,
   type ScheduleLedger,
-} from './core/schedule-ledger.js';
+} from './core/schedule-ledger/schedule-ledger.js';
 export {
   decodeScheduleLedger,
   encodeScheduleLedger,
@@ -161,9 +167,12 @@ export {
   SCHEDULE_LEDGER_LIMITS,
   type DecodedScheduleLedger,
   type ScheduleLedgerReadBounds,
-} from './core/schedule-ledger.codec.js';
-export { CompletionWatermark } from './core/completion-watermark.js';
-export { ScheduleLedgerBook, ScheduleLedgerTerm } from './core/schedule-ledger.book.js';
+} from './core/schedule-ledger/schedule-ledger.codec.js';
+export { CompletionWatermark } from './core/schedule-ledger/completion-watermark.js';
+export {
+  ScheduleLedgerBook,
+  ScheduleLedgerTerm,
+} from './core/schedule-ledger/schedule-ledger.book.js';
 export {
   DEFAULT_CATCH_UP_POLICY,
   DEFAULT_MAX_CATCH_UP,
@@ -172,20 +181,20 @@ export {
   type CatchUpOptions,
   type CatchUpPlan,
   type CatchUpPolicy,
-} from './core/catch-up.policy.js';
+} from './core/schedule-ledger/catch-up.policy.js';
 export {
   isWatchableLock,
   type LockWatch,
   type LockWatchListener,
   type WatchableLock,
 } from './locks/watchable-lock.js';
-export type { LeaseWatchOptions } from './locks/lease.watcher.js';
+export type { LeaseWatchOptions } from './locks/kubernetes-object/lease.watcher.js';
 export {
   DEFAULT_LEASE_REQUEST_TIMEOUT_MS,
   type KubernetesObjectApi,
   KubernetesObjectLock,
   type KubernetesObjectLockOptions,
-} from './locks/kubernetes-object.lock.js';
+} from './locks/kubernetes-object/kubernetes-object.lock.js';
 export {
   LeaseLock,
   CANDIDATES_ANNOTATION,
@@ -194,22 +203,25 @@ export {
   SCHEDULE_LEDGER_ANNOTATION,
   SHARDS_ANNOTATION,
   type LeaseLockOptions,
-} from './locks/lease.lock.js';
-export type { Candidacy, CandidacyListener } from './locks/candidacy.js';
+} from './locks/kubernetes-object/lease.lock.js';
+export type { Candidacy, CandidacyListener } from './locks/candidacy/candidacy.js';
 export {
   DEFAULT_CANDIDATE_RENEW_INTERVAL_MS,
   DEFAULT_PING_CHECK_INTERVAL_MS,
   LeaseCandidateRegistration,
   OLDEST_EMULATION_VERSION,
   type LeaseCandidateRegistrationOptions,
-} from './locks/lease-candidate.registration.js';
-export { FileLock, type FileLockOptions } from './locks/file.lock.js';
+} from './locks/candidacy/lease-candidate.registration.js';
+export { FileLock, type FileLockOptions } from './locks/file/file.lock.js';
 export {
   defaultFileLockDirectory,
   projectRoot,
   userFileLockDirectory,
-} from './locks/file-lock-directory.js';
-export { ConfigMapLock, type ConfigMapLockOptions } from './locks/configmap.lock.js';
+} from './locks/file/file-lock-directory.js';
+export {
+  ConfigMapLock,
+  type ConfigMapLockOptions,
+} from './locks/kubernetes-object/configmap.lock.js';
 export {
   DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS,
   SidecarLock,
@@ -221,7 +233,7 @@ export {
   formatLeaderAnnotation,
   parseLeaderAnnotation,
   type ParsedLeaderAnnotation,
-} from './locks/leader-annotation.record.js';
+} from './locks/kubernetes-object/leader-annotation.record.js';
 export type {
   KubeConfigSource,
   KubernetesApiErrorDetails,
@@ -263,7 +275,7 @@ export type {
   PrometheusRegistry,
   ScheduleSlotCounter,
   ScheduleSlotOutcome,
-} from './observability/election-metrics.interface.js';
+} from './observability/election-metrics.interfaces.js';
 export {
   ELECTION_METRIC_NAMES,
   LEADERSHIP_DURATION_BUCKETS_SECONDS,
@@ -318,7 +330,7 @@ export type {
   LeaderModuleOptionsFactory,
   RegisterElectionAsyncOptions,
   RegisterElectionOptions,
-} from './nest/leader-module-options.interface.js';
+} from './nest/leader-module-options.interfaces.js';
 export { DEFAULT_ELECTION_NAME, LeadershipEvent } from './nest/leader.constants.js';
 export { LeaderElectionService } from './nest/elections/leader-election.service.js';
 export type {

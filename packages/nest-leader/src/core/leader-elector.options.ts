@@ -5,7 +5,7 @@
 
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { AdvertisedCandidate } from '../locks/advertised-candidates.js';
-import type { Candidacy } from '../locks/candidacy.js';
+import type { Candidacy } from '../locks/candidacy/candidacy.js';
 import {
   isCandidateIdentity,
   isPodTemplateHash,
@@ -157,7 +157,7 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    * Which version of the application this candidate runs: its pod's `pod-template-hash` label
    * (the same for every pod of one Deployment revision). Advertised in the election record, so
    * a leader handing off prefers a candidate of the newest pod template — during a rollout,
-   * one that will not be replaced next (see the README's preference section). Default: the
+   * one that will not be replaced next (see "Preferred replicas" in the package's docs/handoff-and-rollouts.md). Default: the
    * `POD_TEMPLATE_HASH` environment variable (downward API:
    * `fieldRef: { fieldPath: "metadata.labels['pod-template-hash']" }`), if set.
    * A label value: 1–63 letters, digits, `-`, `_`, `.`.

@@ -3,8 +3,8 @@
  * (lock reads and writes, watches, Events, pod labels).
  *
  * Left alone, `@kubernetes/client-node` 2.x builds a new undici `Agent` for every request: a
- * TCP + TLS handshake per renewal (two round trips where one would do, see the README's
- * latency condition), and, because undici 8 offers `h2` by ALPN and kube-apiserver picks it, a
+ * TCP + TLS handshake per renewal (two round trips where one would do, see the latency
+ * condition in the package's docs/elections.md), and, because undici 8 offers `h2` by ALPN and kube-apiserver picks it, a
  * new HTTP/2 session per request. Node's HTTP/2 client can then spin in a native immediate
  * after a long event-loop block (`Http2Session::SendPendingData` growing its outgoing buffer
  * until the process dies of `std::bad_alloc`; found by the chaos harness, see the README). So

@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
 import { lockSelectionMessages, testRunnerMessages } from './lock-selection.messages.js';
-import { FileLock } from './file.lock.js';
+import { FileLock } from './file/file.lock.js';
 import {
   findKubernetesConfig,
   type KubernetesEnvironment,
@@ -14,8 +14,8 @@ import {
   validateKubeConfig,
 } from '../kubernetes/kube-config.loader.js';
 import { validateNamespace } from '../kubernetes/names.js';
-import { ConfigMapLock } from './configmap.lock.js';
-import { LeaseLock } from './lease.lock.js';
+import { ConfigMapLock } from './kubernetes-object/configmap.lock.js';
+import { LeaseLock } from './kubernetes-object/lease.lock.js';
 import { SidecarLock } from './sidecar.lock.js';
 import { MemoryLock } from './memory.lock.js';
 import { resolveNamespace } from '../kubernetes/namespace.js';

@@ -35,8 +35,8 @@ export interface LeaseRecord {
   strategy?: string;
   /**
    * The candidate the Lease asks its holder to hand over to (`Lease.spec.preferredHolder`):
-   * a leader it does not name ends its term and hands the Lease to it (see the README's
-   * preferredHolder section). Kept by every write but that handoff, which clears it.
+   * a leader it does not name ends its term and hands the Lease to it (see the
+   * preferredHolder section of the package's docs/handoff-and-rollouts.md). Kept by every write but that handoff, which clears it.
    */
   preferredHolder?: string;
   /**

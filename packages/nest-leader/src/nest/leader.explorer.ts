@@ -6,7 +6,7 @@ import { leaderMetadata } from './leader-only/leader-metadata.accessor.js';
 import { leaderOnlyBindings } from './leader-only/leader-only.bindings.js';
 import { providedPrototype } from './provided-prototype.js';
 import { nestMessages } from './nest.messages.js';
-import type { RegisteredElection } from './elections/registered-election.interface.js';
+import type { RegisteredElection } from './elections/registered-election.interfaces.js';
 import { resolveCatchUp } from './schedule/catch-up.options.js';
 import { readJobSchedule, type JobSchedule } from './schedule/scheduled-job.reader.js';
 import { scheduleMessages } from './schedule/schedule.messages.js';

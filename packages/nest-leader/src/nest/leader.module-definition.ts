@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
-import type { LeaderModuleOptions } from './leader-module-options.interface.js';
+import type { LeaderModuleOptions } from './leader-module-options.interfaces.js';
 
 /** Extra options of `forRoot`/`forRootAsync` that shape the module rather than the election. */
 export interface LeaderModuleExtras {

@@ -19,12 +19,12 @@ import type {
   ElectionOptionsFactory,
   RegisterElectionAsyncOptions,
   RegisterElectionOptions,
-} from './leader-module-options.interface.js';
+} from './leader-module-options.interfaces.js';
 import {
   createShardedElectionProviders,
   shardedElectionExports,
 } from './sharded-elections/sharded-election.providers.js';
-import type { ShardedElectionModuleOptions } from './sharded-elections/sharded-election-options.interface.js';
+import type { ShardedElectionModuleOptions } from './sharded-elections/sharded-election-options.interfaces.js';
 import { nestMessages } from './nest.messages.js';
 
 /**

@@ -1,4 +1,4 @@
-/** Names and buckets of the leader election metrics (see the package README for each one). */
+/** Names and buckets of the leader election metrics (see the package's docs/observability.md for each one). */
 
 /** Buckets of `leader_election_leadership_duration_seconds`: 1 s to a week. */
 export const LEADERSHIP_DURATION_BUCKETS_SECONDS = [

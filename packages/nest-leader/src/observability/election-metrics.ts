@@ -17,7 +17,7 @@ import type {
   LeaderOnlyCallTally,
   ScheduleSlotCounter,
   PrometheusRegistry,
-} from './election-metrics.interface.js';
+} from './election-metrics.interfaces.js';
 import {
   ELECTION_METRIC_NAMES,
   LEADERSHIP_DURATION_BUCKETS_SECONDS,

@@ -21,7 +21,7 @@ import type {
   LeaderOnlyCallTally,
   ScheduleSlotCounter,
   PrometheusRegistry,
-} from './election-metrics.interface.js';
+} from './election-metrics.interfaces.js';
 import { type ElectionMetrics, electionMetricsFor } from './election-metrics.js';
 import { loadPromClient } from './prom-client.loader.js';
 
@@ -76,7 +76,7 @@ interface CandidateState {
 
 /**
  * Pass it as the elector's `observer` (or through the Nest module's metrics option). Metrics,
- * all labelled `name` (the election's name; see the package README for the full reference):
+ * all labelled `name` (the election's name; see the package's docs/observability.md for the full reference):
  *
  * - `leader_election_master_status` gauge — 1 while this process leads (client-go's);
  * - `leader_election_slowpath_total` counter — renewals that fell back to GET + decide (client-go's);

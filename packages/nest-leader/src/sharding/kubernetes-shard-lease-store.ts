@@ -15,9 +15,9 @@ import {
   kubernetesRequestOptions,
   validateRequestTimeoutMs,
 } from '../kubernetes/request-options.js';
-import { DEFAULT_LEASE_REQUEST_TIMEOUT_MS } from '../locks/kubernetes-object.lock.js';
-import { LeaseLock } from '../locks/lease.lock.js';
-import { watchLease } from '../locks/lease.watcher.js';
+import { DEFAULT_LEASE_REQUEST_TIMEOUT_MS } from '../locks/kubernetes-object/kubernetes-object.lock.js';
+import { LeaseLock } from '../locks/kubernetes-object/lease.lock.js';
+import { watchLease } from '../locks/kubernetes-object/lease.watcher.js';
 import type { VersionedLeaseRecord } from '../locks/resource-lock.js';
 import type { ListedLease, ShardLeaseStore } from './shard-lease-store.js';
 

@@ -11,8 +11,8 @@ import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/r
 import { type Clock, sleepWith } from '../core/clock.js';
 import type { ElectionLogger } from '../core/leader-elector.options.js';
 import { LeaderTermLifetime, type LeaderTerm } from '../core/leader-term.js';
-import { isNotFound } from '../core/lock-failure.reporter.js';
-import { LockRequests } from '../core/lock-requests.js';
+import { isNotFound } from '../core/election/lock-failure.reporter.js';
+import { LockRequests } from '../core/election/lock-requests.js';
 import type { LeaderTermEndReason } from '../errors.interfaces.js';
 import { formatMemberState, type MemberState } from './member-state.js';
 import { shardingMessages } from './sharding.messages.js';

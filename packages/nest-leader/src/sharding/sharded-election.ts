@@ -8,7 +8,7 @@
  */
 
 import { sleepWith } from '../core/clock.js';
-import { LeaderElector } from '../core/leader-elector.js';
+import { LeaderElector } from '../core/election/leader-elector.js';
 import type { LeaderTerm } from '../core/leader-term.js';
 import type { ShardTermEndReason } from '../errors.interfaces.js';
 import { isWatchableLock } from '../locks/watchable-lock.js';

@@ -5,10 +5,10 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { LeaderElector } from '../core/leader-elector.js';
+import { LeaderElector } from '../core/election/leader-elector.js';
 import type { ElectionLogger } from '../core/leader-elector.options.js';
 import type { Clock } from '../core/clock.js';
-import { LeaseLock } from '../locks/lease.lock.js';
+import { LeaseLock } from '../locks/kubernetes-object/lease.lock.js';
 import type { ResourceLock } from '../locks/resource-lock.js';
 import { findKubernetesConfig, loadKubernetesConfig } from '../kubernetes/kube-config.loader.js';
 import { lockSelectionMessages } from '../locks/lock-selection.messages.js';

@@ -20,7 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LeaderElector } from '../core/leader-elector.js';
+import type { LeaderElector } from '../core/election/leader-elector.js';
 import { validateIdentity, type ElectionLogger } from '../core/leader-elector.options.js';
 import { InvalidLeaderElectionOptionError, LeadershipTransferError } from '../errors.js';
 import type { ResourceLock } from '../locks/resource-lock.js';

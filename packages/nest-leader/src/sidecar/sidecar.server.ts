@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LeaderElector } from '../core/leader-elector.js';
+import type { LeaderElector } from '../core/election/leader-elector.js';
 import type { ElectionLogger } from '../core/leader-elector.options.js';
 import { sidecarMessages } from './sidecar.messages.js';
 import {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 // build/test/unit → the package root, and the repository root above it
 const packageRoot = new URL('../../../', import.meta.url);
@@ -46,7 +47,7 @@ test('README Install names every required peer, @nestjs/schedule and the quick s
   );
   // What `nest new` already installs.
   const starter = new Set(['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs']);
-  const quickStartImports = ['quick-start.ts', 'main.ts'].flatMap((file) =>
+  const quickStartImports = ['app.module.ts', 'health.module.ts', 'main.ts'].flatMap((file) =>
     [
       ...readFileSync(new URL(`examples/${file}`, packageRoot), 'utf8').matchAll(
         /from '([^.'][^']*)'|^import '([^.'][^']*)'/gm,
@@ -63,4 +64,60 @@ test('README Install names every required peer, @nestjs/schedule and the quick s
     }
     assert.ok(installed.includes('nest-leader'));
   }
+});
+
+/** GitHub's anchors of a Markdown file's headings (outside code blocks), as it renders them. */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,6} (.*)$/.exec(line);
+    if (!heading) continue;
+    const slug = heading[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
+test('READMEs and docs pages: every link to a file of the repository, and every anchor, resolves', () => {
+  const pages = [
+    new URL('README.md', packageRoot),
+    ...readdirSync(new URL('docs/', packageRoot))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => new URL(`docs/${name}`, packageRoot)),
+    new URL('README.md', repoRoot),
+    new URL('apps/demo/README.md', repoRoot),
+  ];
+  let checked = 0;
+  for (const pageUrl of pages) {
+    const page = fileURLToPath(pageUrl).slice(fileURLToPath(repoRoot).length);
+    const text = readFileSync(pageUrl, 'utf8');
+    for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      let target: URL;
+      if (link!.startsWith(`${repository}/`)) {
+        const path = link!.slice(repository.length).replace(/^\/(tree|blob)\/main\//, '');
+        target = new URL(path, repoRoot);
+      } else if (/^[a-z]+:/.test(link!)) continue;
+      else target = new URL(link!, pageUrl);
+      const file = fileURLToPath(new URL(target.pathname, target));
+      assert.ok(existsSync(file), `${page}: ${link} names ${file}, which does not exist`);
+      const anchor = decodeURIComponent(target.hash.slice(1));
+      if (anchor) {
+        assert.ok(
+          anchorsOf(readFileSync(file, 'utf8')).has(anchor),
+          `${page}: ${link}: no heading with the anchor #${anchor}`,
+        );
+      }
+      checked += 1;
+    }
+  }
+  assert.ok(checked > 100, `only ${checked} links checked`);
 });

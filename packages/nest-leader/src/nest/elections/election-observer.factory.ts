@@ -1,13 +1,13 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type ElectionObserver, noopElectionObserver } from '../../core/election-observer.js';
-import { LeaseLock } from '../../locks/lease.lock.js';
+import { LeaseLock } from '../../locks/kubernetes-object/lease.lock.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import { observabilityMessages } from '../../observability/observability.messages.js';
 import { combineElectionObservers } from '../../observability/composite.observer.js';
 import type {
   LeaderOnlyCallTally,
   ScheduleSlotCounter,
-} from '../../observability/election-metrics.interface.js';
+} from '../../observability/election-metrics.interfaces.js';
 import { LeaseEventsObserver } from '../../observability/lease-events.observer.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 import {

@@ -8,7 +8,7 @@ import {
   ELECTOR_SETTING_MODULE_NAMES,
   type LeaderModuleElectorSettings,
   moduleSettingName,
-} from '../leader-module-options.interface.js';
+} from '../leader-module-options.interfaces.js';
 import type { ResolvedElectionOptions } from './elections.interfaces.js';
 
 /**

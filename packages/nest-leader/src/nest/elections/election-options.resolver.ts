@@ -12,7 +12,7 @@ import {
   type ElectionOptions,
   LEADER_MODULE_OPTION_NAMES,
   type LeaderModuleOptions,
-} from '../leader-module-options.interface.js';
+} from '../leader-module-options.interfaces.js';
 import { validateLeaseName, validateNamespace } from '../../kubernetes/names.js';
 import { nestMessages } from '../nest.messages.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';

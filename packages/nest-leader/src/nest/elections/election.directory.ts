@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DuplicateElectionError, UnknownElectionError } from '../../errors.js';
 import type { LeaderOnlyGateLike, LeaderOnlyGates } from '../leader-only/leader-only.interfaces.js';
-import type { RegisteredElection } from './registered-election.interface.js';
+import type { RegisteredElection } from './registered-election.interfaces.js';
 
 /**
  * The elections of one application, by name: each election's providers register it here when

@@ -1,10 +1,10 @@
 import { Logger, type Provider } from '@nestjs/common';
 import type { ElectionObserver } from '../../core/election-observer.js';
-import { LeaderElector } from '../../core/leader-elector.js';
+import { LeaderElector } from '../../core/election/leader-elector.js';
 import type { LeaderCallbacks } from '../../core/leader-elector.options.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 import { LEADER_MODULE_OPTIONS } from '../leader.module-definition.js';
-import type { ElectionOptions, LeaderModuleOptions } from '../leader-module-options.interface.js';
+import type { ElectionOptions, LeaderModuleOptions } from '../leader-module-options.interfaces.js';
 import { LeaderOnlyGate } from '../leader-only/leader-only.gate.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import { nestMessages } from '../nest.messages.js';
@@ -13,7 +13,7 @@ import type { LeaderOnlyCallCounter } from '../leader-only/leader-only.interface
 import type {
   LeaderOnlyCallTally,
   ScheduleSlotCounter,
-} from '../../observability/election-metrics.interface.js';
+} from '../../observability/election-metrics.interfaces.js';
 import { ScheduleLedgerKeeper } from '../schedule/schedule-ledger.keeper.js';
 import { ElectionDirectory } from './election.directory.js';
 import { buildElectionObserver } from './election-observer.factory.js';
@@ -31,7 +31,7 @@ import { toElectorSettings, withModuleOptionNames } from './election-options.map
 import { resolveElectionOptions } from './election-options.resolver.js';
 import type { ManagedElector, ResolvedElectionOptions } from './elections.interfaces.js';
 import { LeaderElectionService } from './leader-election.service.js';
-import type { RegisteredElection } from './registered-election.interface.js';
+import type { RegisteredElection } from './registered-election.interfaces.js';
 
 /** Token of the options the user gave for one election (before merging with the defaults). */
 export function getElectionGivenOptionsToken(name: string): string {

@@ -1,15 +1,15 @@
 /**
  * Types of the Nest layer's elections (one per `forRoot()` / `registerElection()`) that depend on
- * no class of the Nest layer (see `registered-election.interface.ts` for the one that does).
+ * no class of the Nest layer (see `registered-election.interfaces.ts` for the one that does).
  */
 import type { Clock } from '../../core/clock.js';
-import type { LeaderElector } from '../../core/leader-elector.js';
+import type { LeaderElector } from '../../core/election/leader-elector.js';
 import type { LeaderElectionTimings } from '../../core/leader-elector.options.js';
 import type {
   LeaderLockKind,
   LeaderModuleElectorSettings,
   LeaderModuleOptions,
-} from '../leader-module-options.interface.js';
+} from '../leader-module-options.interfaces.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SidecarLockSpec } from '../../locks/lock-selection.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';

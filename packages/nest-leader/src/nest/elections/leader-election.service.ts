@@ -1,7 +1,7 @@
 import { LeaderElectionError } from '../../errors.js';
 import { nestErrorMessages } from '../../errors.messages.js';
-import type { LeaderElectionHealth } from '../../core/leader-elector.health.js';
-import type { TransferLeadershipOptions } from '../../core/leadership-handoff.js';
+import type { LeaderElectionHealth } from '../../core/election/leader-elector.health.js';
+import type { TransferLeadershipOptions } from '../../core/handoff/leadership-handoff.js';
 import type { LeaderElectionTimings, LeaderTerm } from '../../core/leader-elector.options.js';
 import type { ResourceLock } from '../../locks/resource-lock.js';
 import type { ElectionOrchestrator } from './election.orchestrator.js';

@@ -20,8 +20,8 @@ export type LeaderHealthIndicatorResult<Key extends string> = Record<
  * - {@link LeaderHealthIndicator.isHealthy} — liveness (`/healthz`) of every election: down
  *   only when an elector is wedged; followers are healthy.
  * - {@link LeaderHealthIndicator.isLeader} — readiness (`/readyz`) for one election's
- *   leader-only traffic: up only on its leader. Read the README's "Leader-only readiness" trap
- *   before using it.
+ *   leader-only traffic: up only on its leader. Read the leader-only readiness trap in
+ *   the package's docs/handoff-and-rollouts.md before using it.
  *
  * `@nestjs/terminus` is loaded when the indicator initializes, not when `nest-leader` is
  * imported, so applications without Terminus do not need it installed (calling a method then

@@ -68,7 +68,7 @@ export interface LeaderOnlyOptions {
    * a run) — `'skip'` (the default: the behaviour without the ledger, safe for a job that was
    * never written to run late), `'once'` (the newest missed slot, once), `'all'` (every missed
    * slot, oldest first) — never a slot older than the horizon. See `CatchUpSetting` for the
-   * limits, and the package README's "Schedule ledger" for the guarantee. Default: the
+   * limits, and the package's docs/schedule-ledger.md for the guarantee. Default: the
    * module's `catchUp`, else `'skip'`. Ignored on other methods.
    */
   catchUp?: CatchUpSetting;

@@ -50,8 +50,8 @@ export function currentTerm(election: string = DEFAULT_ELECTION_NAME): LeaderTer
 /**
  * The scheduled slot the current `@LeaderOnly()` invocation of a recurring job (`@Cron`,
  * `@Interval`) of `election` runs — `{ job, scheduledAt, token }` — or `undefined` outside
- * one. Use it to make a job's side effects idempotent per slot (see the package README's
- * "Schedule ledger").
+ * one. Use it to make a job's side effects idempotent per slot (see the package's
+ * docs/schedule-ledger.md).
  * @param election - default `'default'`, the election of `LeaderModule.forRoot()`
  */
 export function currentSlot(election: string = DEFAULT_ELECTION_NAME): ScheduledSlot | undefined {

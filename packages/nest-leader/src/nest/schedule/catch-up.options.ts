@@ -8,7 +8,7 @@ import {
   DEFAULT_CATCH_UP_POLICY,
   DEFAULT_MAX_CATCH_UP,
   defaultHorizonMs,
-} from '../../core/catch-up.policy.js';
+} from '../../core/schedule-ledger/catch-up.policy.js';
 import type { LeaderElectionTimings } from '../../core/leader-elector.options.js';
 import { InvalidLeaderElectionOptionError } from '../../errors.js';
 import { scheduleMessages } from './schedule.messages.js';

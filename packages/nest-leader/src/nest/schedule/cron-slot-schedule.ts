@@ -4,7 +4,7 @@
  * folder), so the ledger's slots are exactly the ticks' times, time zones included.
  */
 import { createRequire } from 'node:module';
-import type { SlotSchedule } from '../../core/schedule-slots.js';
+import type { SlotSchedule } from '../../core/schedule-ledger/schedule-slots.js';
 import { resolvePeerDependency } from '../../peers/peer-dependency.loader.js';
 
 /** The part of `cron`'s `CronTime` used here (cron 3 and 4). */

@@ -5,17 +5,24 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
-import { type CatchUpOptions, type CatchUpPlan, planCatchUp } from '../../core/catch-up.policy.js';
+import {
+  type CatchUpOptions,
+  type CatchUpPlan,
+  planCatchUp,
+} from '../../core/schedule-ledger/catch-up.policy.js';
 import type { Clock } from '../../core/clock.js';
 import type { LeaderTerm } from '../../core/leader-term.js';
 import type { ScheduleLedgerWriter } from '../../core/leader-elector.options.js';
-import { ScheduleLedgerBook, type ScheduleLedgerTerm } from '../../core/schedule-ledger.book.js';
-import type { LedgerSlot } from '../../core/schedule-ledger.js';
-import { slotOfTick } from '../../core/schedule-slots.js';
+import {
+  ScheduleLedgerBook,
+  type ScheduleLedgerTerm,
+} from '../../core/schedule-ledger/schedule-ledger.book.js';
+import type { LedgerSlot } from '../../core/schedule-ledger/schedule-ledger.js';
+import { slotOfTick } from '../../core/schedule-ledger/schedule-slots.js';
 import type {
   ScheduleSlotCounter,
   ScheduleSlotOutcome,
-} from '../../observability/election-metrics.interface.js';
+} from '../../observability/election-metrics.interfaces.js';
 import type { ScheduledSlot } from '../leader-only/leader-term.context.js';
 import type { JobSchedule } from './scheduled-job.reader.js';
 import { scheduleMessages } from './schedule.messages.js';

@@ -1,5 +1,5 @@
 /** Message texts of the schedule ledger's Nest side: the `catchUp` option and catch-up logs. */
-import type { CatchUpPlan } from '../../core/catch-up.policy.js';
+import type { CatchUpPlan } from '../../core/schedule-ledger/catch-up.policy.js';
 import { errorText } from '../../format.js';
 
 const iso = (date: Date): string => date.toISOString();

@@ -4,7 +4,7 @@
  * `@Interval`. A `@Timeout` fires once per replica at its own start-up, and a `@Cron` of a
  * fixed date is a one-off: neither has slots the replicas share, so the ledger leaves them out.
  */
-import { intervalSchedule, type SlotSchedule } from '../../core/schedule-slots.js';
+import { intervalSchedule, type SlotSchedule } from '../../core/schedule-ledger/schedule-slots.js';
 import { SCHEDULE_METADATA } from '../leader.constants.js';
 import { cronSlotSchedule } from './cron-slot-schedule.js';
 

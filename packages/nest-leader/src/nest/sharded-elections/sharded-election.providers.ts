@@ -1,6 +1,6 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { InvalidLeaderElectionOptionError } from '../../errors.js';
-import { LeaseLock } from '../../locks/lease.lock.js';
+import { LeaseLock } from '../../locks/kubernetes-object/lease.lock.js';
 import { KubernetesShardLeaseStore } from '../../sharding/kubernetes-shard-lease-store.js';
 import type { ShardLeaseStore } from '../../sharding/shard-lease-store.js';
 import { ShardedElection } from '../../sharding/sharded-election.js';
@@ -10,10 +10,10 @@ import { resolveElectionOptions } from '../elections/election-options.resolver.j
 import { getElectionOptionsToken, getLeaderElectionToken } from '../elections/election.tokens.js';
 import type { ResolvedElectionOptions } from '../elections/elections.interfaces.js';
 import { LEADER_MODULE_OPTIONS } from '../leader.module-definition.js';
-import type { ElectionOptions, LeaderModuleOptions } from '../leader-module-options.interface.js';
+import type { ElectionOptions, LeaderModuleOptions } from '../leader-module-options.interfaces.js';
 import { nestMessages } from '../nest.messages.js';
 import { toElectionLogger } from '../nest-logger.adapter.js';
-import type { ShardedElectionModuleOptions } from './sharded-election-options.interface.js';
+import type { ShardedElectionModuleOptions } from './sharded-election-options.interfaces.js';
 import { ShardedElectionService } from './sharded-election.service.js';
 import { ShardedLeaderOnlyGate } from './sharded-leader-only.gate.js';
 

@@ -5,10 +5,10 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { LeaderHealthIndicator, LeaderModule, UnknownElectionError } from 'nest-leader';
 import { MemoryLock } from 'nest-leader/testing';
-import { HealthController } from '../../../examples/health.js';
+import { HealthController } from '../../../examples/health.module.js';
 import { baseUrl, holdLeaseAs, OTHER, type Replica, SELF, startReplica } from './support.js';
 
-/** The README's HealthController (examples/health.ts), with Terminus' error log silenced. */
+/** The README's HealthController (examples/health.module.ts), with Terminus' error log silenced. */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],

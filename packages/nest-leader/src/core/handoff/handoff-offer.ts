@@ -1,0 +1,129 @@
+/**
+ * The handoff offer: how a leader proves a candidate alive before it hands the Lease to it.
+ * Framework-free; pure functions (the requests are in `handoff-offer.session.ts`).
+ *
+ * 1. **Offer.** The leader, still leading and renewing, writes `LeaseRecord.handoffOffer`
+ *    (`{to, from: itself, leaseTransitions: its term's}`, the Lease annotation
+ *    `nest-leader/handoff-offer`), keeping the election record exactly as read.
+ * 2. **Accept.** The candidate `to`, a follower watching (or polling) the Lease, sees an offer
+ *    naming it, from the record's holder at the record's transitions, and writes it back with
+ *    `accepted: true` — again only the annotation, the election record exactly as read, so no
+ *    candidate (ours or client-go's) takes the write for a renewal. A conflict (the leader
+ *    renewed in between; renewals carry the offer along) means read and try again.
+ * 3. **Hand off.** The leader, reading every {@link offerPollMs} while (and only while) the
+ *    offer is open, sees the acceptance: it ends its term, drains, and writes the handoff record
+ *    (`leadership-handoff.ts`), which clears the offer. No acceptance within
+ *    {@link offerWindowMs}: the leader removes the offer and the candidate's advertisement in
+ *    one write — unless that write's read finds it accepted after all — and, with more
+ *    candidates to choose from, offers the next one; the term goes on meanwhile.
+ *
+ * A dead candidate therefore costs one offer window of the leader's shutdown time, never
+ * leaderless time. An offer is stale — ignored by everyone — once the record names another
+ * holder or other transitions: only the leader of the current term can have written a live one,
+ * so offers of two leaders cannot both be live. Steady state has no offer and no extra request.
+ */
+
+import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
+import type { LeaseHandoffOffer, LeaseRecord } from '../../locks/resource-lock.js';
+import { withoutCandidate } from './candidate-preference.js';
+
+/**
+ * How long a leader waits for the candidate it offered the Lease to accept, ms:
+ * `max(1 s, 2 × retryPeriod)` — 4 s at the defaults. A watching candidate answers within one
+ * round trip of seeing the offer (tens of ms); a polling one reads every retryPeriod × [1, 1.2),
+ * so twice the retryPeriod covers its longest wait plus its read and its write with margin on a
+ * loaded API server. The floor keeps short test timings from mistaking a slow round trip for a
+ * dead candidate. The leader leads on meanwhile: the window costs shutdown time, not leadership.
+ */
+export function offerWindowMs(retryPeriodMs: number): number {
+  return Math.max(1000, 2 * retryPeriodMs);
+}
+
+/**
+ * How often a leader reads the record while an offer is open, ms: a quarter of the window, at
+ * most 250 ms — an acceptance costs the next leader at most that much more leaderless time.
+ */
+export function offerPollMs(retryPeriodMs: number): number {
+  return Math.min(250, offerWindowMs(retryPeriodMs) / 4);
+}
+
+/**
+ * At most this many offers are made for one handoff (candidates that do not answer are
+ * removed, then the next is offered): a stop then costs at most this many windows beyond its
+ * drain (16 s at the defaults) before it releases the Lease instead.
+ */
+export const MAX_OFFERS_PER_HANDOFF = 4;
+
+/** The offer `holder` (at `leaseTransitions`) makes to `to`, written on `record`. */
+export function withOffer(
+  record: LeaseRecord,
+  offer: { to: string; from: string; leaseTransitions: number },
+): LeaseRecord {
+  return { ...record, handoffOffer: { ...offer } };
+}
+
+/** `record` without an offer (every handoff, release and takeover write drops it). */
+export function withoutOffer(record: LeaseRecord): LeaseRecord {
+  if (record.handoffOffer === undefined) return record;
+  const { handoffOffer: _offer, ...rest } = record;
+  return rest;
+}
+
+/** True when the offer is live on `record`: written by its holder at its transitions. */
+function isLive(record: LeaseRecord, offer: LeaseHandoffOffer): boolean {
+  return (
+    offer.from === record.holderIdentity &&
+    offer.leaseTransitions === record.leaseTransitions &&
+    offer.to !== record.holderIdentity
+  );
+}
+
+/** True when `record` carries a live offer to `identity` that it has not accepted yet. */
+export function isOpenOfferTo(record: LeaseRecord | undefined, identity: string): boolean {
+  const offer = record?.handoffOffer;
+  return offer !== undefined && offer.to === identity && !offer.accepted && isLive(record!, offer);
+}
+
+/**
+ * True when `record` carries the acceptance of the offer `holder` (at `leaseTransitions`) made
+ * to `to`.
+ */
+export function isAccepted(
+  record: LeaseRecord,
+  offer: { to: string; from: string; leaseTransitions: number },
+): boolean {
+  const stored = record.handoffOffer;
+  return (
+    stored?.accepted === true &&
+    stored.to === offer.to &&
+    stored.from === offer.from &&
+    stored.leaseTransitions === offer.leaseTransitions &&
+    isLive(record, stored)
+  );
+}
+
+/**
+ * True when `identity` accepted the live offer on `record` and awaits the handoff: a polling
+ * candidate then reads every {@link offerPollMs} until it comes (it follows within one poll).
+ */
+export function awaitsHandoff(record: LeaseRecord | undefined, identity: string): boolean {
+  const offer = record?.handoffOffer;
+  return offer?.accepted === true && offer.to === identity && isLive(record!, offer);
+}
+
+/** `record` (with an open offer to its writer) with that offer accepted. */
+export function acceptedRecord(record: LeaseRecord): LeaseRecord {
+  return { ...record, handoffOffer: { ...record.handoffOffer!, accepted: true } };
+}
+
+/**
+ * `record` after an unanswered offer to `to`: without the offer and without `to`'s
+ * advertisement (it did not answer: gone, or too slow to be handed the Lease).
+ */
+export function withoutUnansweredTarget(record: LeaseRecord, to: string): LeaseRecord {
+  const closed = withoutOffer(record);
+  const candidates: AdvertisedCandidate[] | undefined = withoutCandidate(record.candidates, to);
+  if (candidates) return { ...closed, candidates };
+  const { candidates: _candidates, ...rest } = closed;
+  return rest;
+}
