@@ -15,13 +15,20 @@
  * newcomer must take (⌊N/(R+1)⌋ or ⌈N/(R+1)⌉: 113 of 1,024 from 8 to 9), and when a member
  * leaves, only its shards.
  *
+ * While a move is under way the shards being taken from their owners (`revoking`) still count
+ * as theirs, but not when ordering the quotas, and they are the last an owner keeps: the targets
+ * stay what they were when the move began, so a member whose acknowledgement comes last is not
+ * handed the larger quota, and no revoke has to be taken back.
+ *
  * @param current - each shard's current owner identity (`undefined`: none, or not live)
  * @param members - identities of the live members (any order, no duplicates)
+ * @param revoking - shards whose owner is being asked to stop them
  * @returns the target owner of each shard (all `undefined` without members)
  */
 export function balanceShards(
   current: readonly (string | undefined)[],
   members: readonly string[],
+  revoking: ReadonlySet<number> = new Set(),
 ): (string | undefined)[] {
   const shards = current.length;
   if (members.length === 0) return current.map(() => undefined);
@@ -33,7 +40,12 @@ export function balanceShards(
     else orphans.push(shard);
   });
   const byIdentity = [...members].sort(compareText);
-  const byHoldings = [...byIdentity].sort((a, b) => owned.get(b)!.length - owned.get(a)!.length);
+  // Settled shards first (ascending), then those being revoked: what an owner keeps first.
+  for (const mine of owned.values()) {
+    mine.sort((a, b) => Number(revoking.has(a)) - Number(revoking.has(b)) || a - b);
+  }
+  const settled = (member: string) => owned.get(member)!.filter((s) => !revoking.has(s)).length;
+  const byHoldings = [...byIdentity].sort((a, b) => settled(b) - settled(a));
   const floor = Math.floor(shards / members.length);
   const larger = shards % members.length;
   const quota = new Map<string, number>(

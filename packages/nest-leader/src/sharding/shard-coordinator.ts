@@ -212,7 +212,11 @@ export class ShardCoordinator {
     const current = assignment.shards.map((grant) =>
       grant.owner && statusOf(grant.owner) === 'live' ? grant.owner.identity : undefined,
     );
-    const target = balanceShards(current, [...live.keys()]);
+    const revoking = new Set<number>();
+    assignment.shards.forEach((grant, shard) => {
+      if (grant.revokedAt !== undefined) revoking.add(shard);
+    });
+    const target = balanceShards(current, [...live.keys()], revoking);
     const evict = new Map<string, 'expired' | 'no-ack'>();
     const pendingOwners = new Set<string>();
     let changed = false;

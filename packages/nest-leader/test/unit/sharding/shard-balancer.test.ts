@@ -61,6 +61,23 @@ describe('balanceShards: ±1 of N/R with the fewest moves', () => {
     assert.equal(moved(four, six), 20); // 64/6 → 10 or 11 each; the two newcomers take 10 each
   });
 
+  test('a move under way keeps its targets: the member acknowledging last does not get the larger quota', () => {
+    const eight = balanceShards(new Array<undefined>(1024).fill(undefined), members(8));
+    const target = balanceShards(eight, members(9));
+    // m0…m6 acknowledged and their shards went to m8; m7's revokes are still pending.
+    const revoking = new Set<number>();
+    const midway = eight.map((owner, shard) => {
+      if (target[shard] === owner) return owner;
+      if (owner === 'm7') {
+        revoking.add(shard);
+        return owner;
+      }
+      return 'm8';
+    });
+    assert.ok(revoking.size > 0);
+    assert.deepEqual(balanceShards(midway, members(9), revoking), target);
+  });
+
   test('without members nothing is targeted', () => {
     assert.deepEqual(balanceShards(['a', 'b'], []), [undefined, undefined]);
   });
