@@ -7,6 +7,12 @@ export {
   type ShardedElectionOptions,
 } from './sharding/sharded-election.options.js';
 export type { ShardTerm } from './sharding/shard-term.js';
+export type { ShardObserver } from './sharding/shard-observer.js';
+export {
+  PrometheusShardObserver,
+  SHARD_METRIC_NAMES,
+  type PrometheusShardObserverOptions,
+} from './observability/prometheus-shard.observer.js';
 export { fnv1a32, shardOfKey } from './sharding/shard-hash.js';
 export { balanceShards } from './sharding/shard-balancer.js';
 export {

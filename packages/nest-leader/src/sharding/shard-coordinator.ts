@@ -28,6 +28,7 @@ import {
   type ShardOwner,
 } from './shard-assignment.js';
 import { balanceShards } from './shard-balancer.js';
+import type { ShardObserver } from './shard-observer.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 import { shardingMessages } from './sharding.messages.js';
 
@@ -50,8 +51,8 @@ export interface ShardCoordinatorOptions {
   observations: MemberObservations;
   /** True when the observations are fed by a watch of the member Leases. */
   watching: boolean;
-  /** Told of every assignment this coordinator wrote (for metrics and events). */
-  onWritten?(previous: ShardAssignment, next: ShardAssignment): void;
+  /** Told of the grants this coordinator writes (metrics). */
+  observer?: ShardObserver;
 }
 
 /** A live member: holds its Lease, not expired by observation. */
@@ -74,6 +75,10 @@ export class ShardCoordinator {
   /** Per owner (`epoch/identity`): when this coordinator first saw it with a pending revoke. */
   private readonly revokePendingSinceMs = new Map<string, number>();
   private wake = new AbortController();
+  /** Per shard: when this coordinator first found it grantable (monotonic ms). */
+  private readonly freeSinceMs = new Map<number, number>();
+  /** Per shard: when this coordinator wrote its revoke (monotonic ms). */
+  private readonly revokedAtMs = new Map<number, number>();
 
   constructor(options: ShardCoordinatorOptions) {
     this.options = options;
@@ -223,6 +228,8 @@ export class ShardCoordinator {
     const shards = assignment.shards.map((grant, shard): ShardGrant => {
       const to = target[shard];
       const grantOn = (): ShardGrant => {
+        // Free from now on, by this coordinator's observation (for the unowned-time metric).
+        if (!this.freeSinceMs.has(shard)) this.freeSinceMs.set(shard, atMs);
         const member = to === undefined ? undefined : live.get(to);
         if (member) return { owner: { identity: to!, epoch: member.epoch }, token: nextRevision };
         return grant.owner ? { owner: undefined, token: grant.token } : grant;
@@ -308,6 +315,32 @@ export class ShardCoordinator {
     }
   }
 
+  /** Tells the observer of the grants and revokes `next` wrote. */
+  private report(previous: ShardAssignment, next: ShardAssignment): void {
+    const { observer, election, clock } = this.options;
+    const nowMs = clock.nowMs();
+    next.shards.forEach((grant, shard) => {
+      const before = previous.shards[shard]!;
+      if (grant.revokedAt === next.revision && before.revokedAt === undefined) {
+        this.revokedAtMs.set(shard, nowMs);
+      }
+      if (grant.owner && grant.token === next.revision) {
+        const freeSince = this.freeSinceMs.get(shard);
+        observer?.shardGranted?.({
+          election,
+          shard,
+          unownedMs: freeSince === undefined ? undefined : nowMs - freeSince,
+        });
+        const revokedAt = this.revokedAtMs.get(shard);
+        if (revokedAt !== undefined) {
+          observer?.shardHandedOff?.({ election, shard, handoffMs: nowMs - revokedAt });
+        }
+        this.freeSinceMs.delete(shard);
+        this.revokedAtMs.delete(shard);
+      }
+    });
+  }
+
   private async load(term: LeaderTerm): Promise<boolean> {
     const { store, election, shards, logger } = this.options;
     const current = await store.lease(assignmentLeaseName(election)).get(term.signal);
@@ -353,8 +386,8 @@ export class ShardCoordinator {
           ? await lock.create(record, term.signal)
           : await lock.update(record, previous.version, term.signal);
       this.assignment = { value: next, version };
+      this.report(previous.value, next);
       logger.debug(shardingMessages.assignmentWritten(election, next.revision));
-      this.options.onWritten?.(previous.value, next);
     } catch (error) {
       // Another writer (a stale coordinator) or a failure: read again next round.
       this.assignment = undefined;

@@ -15,6 +15,7 @@ import { isCandidateIdentity } from '../locks/peer-bounds.js';
 import { isDnsSubdomain } from '../kubernetes/names.js';
 import { SHARD_ASSIGNMENT_LIMITS } from './shard-assignment.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
+import type { ShardObserver } from './shard-observer.js';
 import type { ShardTerm } from './shard-term.js';
 import type { ShardTermEndReason } from '../errors.interfaces.js';
 import { shardingOptionRules } from './sharding.messages.js';
@@ -57,6 +58,8 @@ export interface ShardedElectionOptions extends Partial<LeaderElectionTimings> {
   drainTimeoutSeconds?: number;
   /** Shard callbacks. */
   callbacks?: ShardCallbacks;
+  /** Receives what happens to this member's shards (e.g. `PrometheusShardObserver`). */
+  observer?: ShardObserver;
   /** Time source (inject `ManualClock` in tests). Default: the system's monotonic clock. */
   clock?: Clock;
   /** Where log lines go. Default: the console, `[nest-leader]` prefix, no debug. */
@@ -77,6 +80,7 @@ export interface ResolvedShardedElectionOptions {
   retryPeriodMs: number;
   drainTimeoutMs: number;
   callbacks: ShardCallbacks;
+  observer: ShardObserver | undefined;
   clock: Clock;
   logger: ElectionLogger;
   random: () => number;
@@ -134,6 +138,7 @@ export function resolveShardedElectionOptions(
     retryPeriodMs: timings.retryPeriodSeconds * 1000,
     drainTimeoutMs: drainTimeoutSeconds * 1000,
     callbacks: options.callbacks ?? {},
+    observer: options.observer,
     clock: options.clock ?? new SystemClock(),
     logger: options.logger ?? consoleElectionLogger,
     random: options.random ?? Math.random,

@@ -217,6 +217,7 @@ export class ShardedElection {
       ackTimeoutMs: config.drainTimeoutMs + config.renewDeadlineMs,
       observations: this.observations,
       watching: typeof config.store.watch === 'function',
+      observer: config.observer,
     });
     this.coordinator = coordinator;
     this.coordination = coordinator.run(term).finally(() => {
@@ -276,6 +277,12 @@ export class ShardedElection {
     this.terms.set(shard, lifetime);
     this.highestToken[shard] = token;
     this.config.logger.debug(shardingMessages.shardStarted(this.name, shard, token));
+    this.config.observer?.shardStarted?.({
+      election: this.name,
+      shard,
+      token,
+      owned: this.terms.size,
+    });
     try {
       this.config.callbacks.onShardStarted?.(lifetime.term);
     } catch (error) {
@@ -301,6 +308,15 @@ export class ShardedElection {
       shardingMessages.shardStopped(this.name, term.shard, term.token, reason),
     );
     this.emit({ type: 'stopped', term, reason });
+    const { observer, clock } = this.config;
+    observer?.shardStopped?.({
+      election: this.name,
+      shard: term.shard,
+      token: term.token,
+      reason,
+      owned: this.terms.size,
+    });
+    const stoppedMs = clock.nowMs();
     const drain = (async () => {
       try {
         await this.config.callbacks.onShardStopped?.(term, reason);
@@ -313,6 +329,11 @@ export class ShardedElection {
     this.draining.add(drain);
     await drain;
     this.draining.delete(drain);
+    observer?.shardDrained?.({
+      election: this.name,
+      shard: term.shard,
+      drainMs: clock.nowMs() - stoppedMs,
+    });
   }
 
   private endAll(reason: ShardTermEndReason): void {

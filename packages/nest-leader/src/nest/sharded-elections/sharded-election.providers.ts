@@ -4,6 +4,7 @@ import { LeaseLock } from '../../locks/kubernetes-object/lease.lock.js';
 import { KubernetesShardLeaseStore } from '../../sharding/kubernetes-shard-lease-store.js';
 import type { ShardLeaseStore } from '../../sharding/shard-lease-store.js';
 import { ShardedElection } from '../../sharding/sharded-election.js';
+import { PrometheusShardObserver } from '../../observability/prometheus-shard.observer.js';
 import { ElectionDirectory } from '../elections/election.directory.js';
 import { buildElectionLock } from '../elections/election-lock.factory.js';
 import { resolveElectionOptions } from '../elections/election-options.resolver.js';
@@ -57,6 +58,10 @@ function buildShardedElection(
   sharded: ShardedElectionModuleOptions,
 ): ShardedElectionService {
   const store = sharded.shardStore ?? storeOf(name, options);
+  const { metrics } = options.observability;
+  const observer = metrics
+    ? new PrometheusShardObserver({ registry: metrics === true ? undefined : metrics.registry })
+    : undefined;
   // The gate runs the work the election's drains wait for; it is built right after it.
   const built: { gate?: ShardedLeaderOnlyGate } = {};
   const election = rethrowNamed(
@@ -72,6 +77,7 @@ function buildShardedElection(
         clock: options.clock,
         logger: toElectionLogger(new Logger('ShardedElection')),
         callbacks: { onShardStopped: (term) => built.gate?.drain(term) },
+        observer,
       }),
   );
   const gate = new ShardedLeaderOnlyGate(name, election);
