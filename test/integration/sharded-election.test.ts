@@ -6,6 +6,9 @@
  * one overlap checker, judged per shard on the work each member actually did) and each shard's
  * tokens only increase.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
@@ -14,8 +17,10 @@ import { FAST_TIMINGS } from '../support/candidates.js';
 import { getTestCluster, uniqueLeaseName } from '../support/cluster.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 import { grantLeaseAccess, revokeLeaseAccess } from '../support/rbac.js';
+import { eventually } from '../support/eventually.js';
 import {
   balanced as balancedOver,
+  latestUnits,
   SHARDED_VERBS,
   startShardedMember,
   workSpans,
@@ -133,5 +138,84 @@ describe('Sharded election on the real kube-apiserver, real processes', () => {
     report.push(`${spans.length} shard terms worked (${moves} moves), ${overlaps.length} overlaps`);
     for (const line of report) t.diagnostic(line);
     assert.deepEqual(overlaps, []);
+  });
+
+  test('a member SIGSTOPped between its check and its fenced write: its stale-token writes are refused, none accepted', async (t) => {
+    const leaseName = uniqueLeaseName('sharded-fenced');
+    const dir = mkdtempSync(join(tmpdir(), 'sharded-fenced-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const pauseFile = join(dir, 'pause-a');
+    const shards = 8;
+    const fenced = ['--fenced-dir', dir];
+    const a = await startShardedMember(
+      cluster,
+      'alice',
+      leaseName,
+      'fenced-a',
+      shards,
+      FAST_TIMINGS,
+      fleet,
+      [...fenced, '--pause-file', pauseFile],
+    );
+    const b = await startShardedMember(
+      cluster,
+      'bob',
+      leaseName,
+      'fenced-b',
+      shards,
+      FAST_TIMINGS,
+      fleet,
+      fenced,
+    );
+    await balancedOver([a, b], shards, monotonicNowMs(), 30_000);
+    await a.waitFor((e) => e.event === 'write-accepted', 10_000, 'a fenced write');
+
+    // Open a's write window and stop it inside: its check passed, its write has not happened.
+    writeFileSync(pauseFile, '');
+    const windowMs = monotonicNowMs();
+    const window = await a.waitFor(
+      (e) => e.event === 'write-window' && e.monotonicMs > windowMs,
+      10_000,
+      'the write window',
+    );
+    a.pause();
+    const itsShards = latestUnits(a, window.monotonicMs - 1000)?.shards ?? [];
+    assert.ok(itsShards.length > 0);
+    // b takes a's shards (a's member Lease expires) and writes them under newer tokens.
+    await eventually(
+      () =>
+        assert.ok(
+          itsShards.every((shard) =>
+            b.events.some(
+              (e) =>
+                e.event === 'write-accepted' &&
+                e.shard === shard &&
+                e.monotonicMs > window.monotonicMs,
+            ),
+          ),
+          'b wrote every shard of a',
+        ),
+      { timeoutMs: LEASE_MS + 15_000 },
+    );
+    rmSync(pauseFile);
+    a.resume();
+    await a.waitFor((e) => e.event === 'write-rejected', 10_000, 'a refused write');
+
+    const refused = a.events.filter((e) => e.event === 'write-rejected').length;
+    const staleAccepted: string[] = [];
+    for (let shard = 0; shard < shards; shard++) {
+      const accepted = [...a.events, ...b.events]
+        .filter((e) => e.event === 'write-accepted' && e.shard === shard)
+        .sort((x, y) => x.monotonicMs - y.monotonicMs);
+      for (let i = 1; i < accepted.length; i++) {
+        if (accepted[i]!.token! < accepted[i - 1]!.token!)
+          staleAccepted.push(
+            `shard ${shard}: ${accepted[i]!.entry} after token ${accepted[i - 1]!.token}`,
+          );
+      }
+    }
+    t.diagnostic(`${refused} stale-token writes refused, ${staleAccepted.length} accepted`);
+    assert.ok(refused > 0);
+    assert.deepEqual(staleAccepted, []);
   });
 });

@@ -11,7 +11,16 @@
  * (`term.isLive()`) right then, with their tokens — the work each owner actually did, which the
  * per-shard overlap check judges (a paused process does no units, and its first check after
  * waking fails). SIGTERM leaves gracefully (drains, releases its member Lease) and exits 0.
+ *
+ * With `--fenced-dir D`, each tick also writes one entry per live shard to that shard's fenced
+ * ledger (`D/shard-<n>.sqlite`, the README's `examples/fenced-ledger.ts`, which refuses a token
+ * lower than one it holds) under the shard's token: `write-accepted` or `write-rejected`
+ * (`shard`, `token`). With `--pause-file P`, while P exists it announces `write-window` after
+ * its check and waits for P to be gone before writing: the window in which a test SIGSTOPs it.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { type ElectionLogger, KubernetesShardLeaseStore, ShardedElection } from 'nest-leader';
@@ -36,9 +45,53 @@ function logEvents(identity: string): ElectionLogger {
 
 const UNIT_PERIOD_MS = 200;
 
+interface FencedLedgerModule {
+  openFencedLedger(path: string): DatabaseSync;
+  fencedWrite(db: DatabaseSync, token: number, writer: string, entry: string): void;
+}
+
+/** Writes `token`'s entry to the fenced ledger of each shard (see the file's comment). */
+async function fencedWrites(
+  identity: string,
+  dir: string,
+  pauseFile: string | undefined,
+  live: { shard: number; token: number }[],
+  ledgers: Map<number, DatabaseSync>,
+  ledger: FencedLedgerModule,
+): Promise<void> {
+  if (live.length === 0) return;
+  if (pauseFile && existsSync(pauseFile)) {
+    emit({ event: 'write-window', identity, shard: live[0]!.shard, token: live[0]!.token });
+    while (existsSync(pauseFile)) await sleep(20);
+  }
+  for (const { shard, token } of live) {
+    let db = ledgers.get(shard);
+    if (!db) ledgers.set(shard, (db = ledger.openFencedLedger(join(dir, `shard-${shard}.sqlite`))));
+    const entry = `${identity}@${token}`;
+    try {
+      ledger.fencedWrite(db, token, identity, entry);
+      emit({ event: 'write-accepted', identity, shard, token, entry });
+    } catch (error) {
+      emit({
+        event: 'write-rejected',
+        identity,
+        shard,
+        token,
+        entry,
+        error: (error as Error).message,
+      });
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { ...CANDIDATE_FLAG_OPTIONS, shards: { type: 'string', default: '64' } },
+    options: {
+      ...CANDIDATE_FLAG_OPTIONS,
+      shards: { type: 'string', default: '64' },
+      'fenced-dir': { type: 'string' },
+      'pause-file': { type: 'string' },
+    },
   });
   const identity = values.identity;
   if (!identity || !values['lease-name'] || !values.kubeconfig) {
@@ -72,6 +125,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
+  const fencedDir = values['fenced-dir'];
+  const ledger = fencedDir
+    ? ((await import(
+        new URL('../../../packages/nest-leader/build/examples/fenced-ledger.js', import.meta.url)
+          .href
+      )) as FencedLedgerModule)
+    : undefined;
+  const ledgers = new Map<number, DatabaseSync>();
   emit({ event: 'ready', identity });
   election.start();
   for (;;) {
@@ -85,6 +146,10 @@ async function main(): Promise<void> {
       tokens.push(term.token);
     }
     emit({ event: 'units', identity, shards, tokens });
+    if (ledger) {
+      const live = shards.map((shard, i) => ({ shard, token: tokens[i]! }));
+      await fencedWrites(identity, fencedDir!, values['pause-file'], live, ledgers, ledger);
+    }
   }
 }
 

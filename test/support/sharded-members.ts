@@ -12,7 +12,10 @@ import { eventually } from './eventually.js';
 /** RBAC verbs of a sharded election's members on `leases`. */
 export const SHARDED_VERBS = ['get', 'create', 'update', 'watch', 'list'] as const;
 
-/** Starts member `identity` of the sharded election `leaseName`, authenticated as `user`. */
+/**
+ * Starts member `identity` of the sharded election `leaseName`, authenticated as `user`
+ * (`extraArgs`: e.g. `--fenced-dir`, `--pause-file`; see `sharded-candidate.ts`).
+ */
 export function startShardedMember(
   cluster: ClusterInfo,
   user: string,
@@ -21,6 +24,7 @@ export function startShardedMember(
   shards: number,
   timings: LeaderElectionTimings,
   fleet?: CandidateProcess[],
+  extraArgs: readonly string[] = [],
 ): Promise<CandidateProcess> {
   return CandidateProcess.startReady(
     {
@@ -28,7 +32,7 @@ export function startShardedMember(
       program: 'sharded',
       identity,
       timings,
-      extraArgs: ['--shards', String(shards)],
+      extraArgs: ['--shards', String(shards), ...extraArgs],
       ...leaseTarget(cluster, user, leaseName),
     },
     fleet,
