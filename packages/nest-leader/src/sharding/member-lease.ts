@@ -8,7 +8,7 @@
 
 import { LockConflictError } from '../errors.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from '../locks/resource-lock.js';
-import { type Clock, sleepWith } from '../core/clock.js';
+import { type Clock, sleepWith, timeoutSignal } from '../core/clock.js';
 import type { ElectionLogger } from '../core/leader-elector.options.js';
 import { LeaderTermLifetime, type LeaderTerm } from '../core/leader-term.js';
 import { isNotFound } from '../core/election/lock-failure.reporter.js';
@@ -109,17 +109,17 @@ export class MemberLease {
       renewTime: this.options.clock.wallNow(),
       shards: formatMemberState({ ack: this.ackRevision, released: true }),
     };
+    // Bounded by renewDeadline on the election's clock (the manual one in tests).
+    const bound = timeoutSignal(this.options.clock, this.options.renewDeadlineMs);
     try {
-      await this.requests.update(
-        released,
-        cached.version,
-        AbortSignal.timeout(this.options.renewDeadlineMs),
-      );
+      await this.requests.update(released, cached.version, bound.signal);
       this.options.logger.info(shardingMessages.memberReleased(this.options.lock.description));
     } catch (error) {
       this.options.logger.warn(
         shardingMessages.memberReleaseFailed(this.options.lock.description, error),
       );
+    } finally {
+      bound.dispose();
     }
   }
 
