@@ -7,8 +7,11 @@
  * - on: the manifests as shipped — each pod advertises its pod-template-hash
  *   (`POD_TEMPLATE_HASH` from the downward API), so the old leader, SIGTERMed by the rollout,
  *   hands the Lease to a pod of the newest template;
+ * - on: … with `maxUnavailable: replicas − 1`, the old leader hands over to a new pod while it
+ *   runs (`yieldToNewerTemplate`) and is removed afterwards;
  * - off: `POD_TEMPLATE_HASH` removed from the pod template — no advertisement, so the leader
- *   releases the Lease to whichever candidate takes it first (the behaviour before preference).
+ *   releases the Lease to whichever candidate takes it first (the behaviour before preference),
+ *   with `maxUnavailable: 100%` (without a yield, a lower value never removes the old leader).
  *
  * Per rollout, from the Lease sampled every ~100 ms plus two kubectl reads
  * (`DemoDeployment.rolloutRestart`): leadership transitions (leaseTransitions after − before)
@@ -24,7 +27,6 @@ import {
   DemoDeployment,
   type LeaseWatchFigures,
 } from '@nest-leader/test/support/demo-deployment.js';
-import { eventually } from '@nest-leader/test/support/eventually.js';
 import { repoRoot } from '@nest-leader/test/support/control-plane.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 import { writeResults } from './support/results.js';
@@ -84,7 +86,7 @@ export const rolloutBench: Benchmark = {
               `${watched.transitions} transition(s), leaderless ${watched.leaderlessMs} ms, ` +
               `${watched.elapsedMs} ms`,
           );
-          await settled(demo);
+          await demo.settled();
         }
         results.push(summarizeCase(replicas, variant, rounds));
       }
@@ -118,26 +120,23 @@ async function configure(
   const deployment = `deployment/${NAMESPACE}`;
   await cluster.kubectl('scale', deployment, '-n', NAMESPACE, `--replicas=${replicas}`);
   if (variant === 'preference off') {
+    // Without a podTemplateHash no leader yields to a new pod: the old leader must be stopped
+    // by the rollout (maxUnavailable 100%, the manifests' former setting) for it to finish.
+    await demo.patch([maxUnavailable('100%')]);
     await cluster.kubectl('set', 'env', deployment, '-n', NAMESPACE, 'POD_TEMPLATE_HASH-');
   } else {
     // The shipped manifests carry POD_TEMPLATE_HASH; re-applying them restores it.
     await cluster.kubectl('apply', '-k', join(repoRoot, 'apps/demo/deploy'));
     await cluster.kubectl('scale', deployment, '-n', NAMESPACE, `--replicas=${replicas}`);
+    // As the manifests say: maxUnavailable is replicas - 1 (only the leader is ever Ready).
+    await demo.patch([maxUnavailable(replicas - 1)]);
   }
-  await settled(demo);
+  await demo.settled();
 }
 
-/** Waits until the rollout is done and a live, Ready pod holds the Lease. */
-async function settled(demo: DemoDeployment): Promise<void> {
-  await eventually(
-    async () => {
-      if (!(await demo.rolloutDone())) throw new Error('rollout not done');
-      const { holderIdentity } = await demo.leaseSpec();
-      const leader = (await demo.livePods()).find((p) => p.name === holderIdentity);
-      if (!leader?.ready) throw new Error(`no Ready live pod holds the Lease (${holderIdentity})`);
-    },
-    { timeoutMs: 300_000, intervalMs: 500 },
-  );
+/** The JSON-patch operation that sets the rollout's maxUnavailable. */
+function maxUnavailable(value: number | string): object {
+  return { op: 'replace', path: '/spec/strategy/rollingUpdate/maxUnavailable', value };
 }
 
 function summarizeCase(replicas: number, variant: Variant, rounds: RolloutRound[]): CaseResult {

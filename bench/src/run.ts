@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { apiLoadBench } from './api-load.bench.js';
+import { badDeployBench } from './bad-deploy.bench.js';
 import { compareBench } from './compare.bench.js';
 import { failoverBench } from './failover.bench.js';
 import { fileHandoverBench } from './file-handover.bench.js';
@@ -29,6 +30,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   compareBench,
   rolloutBench,
   shardsBench,
+  badDeployBench,
 ];
 
 const { values, positionals } = parseArgs({

@@ -22,13 +22,24 @@ import type {
   V1PodList,
   V1ValidatingAdmissionPolicyBinding,
 } from '@kubernetes/client-node';
-import { checkLeaderTerms, type LeaderWorkEvent } from '@nest-leader/demo/demo-events';
+import {
+  checkLeaderTerms,
+  type LeaderWorkEvent,
+  longestWorkGap,
+} from '@nest-leader/demo/demo-events';
 import { CANDIDATES_ANNOTATION, parseAdvertisedCandidates } from 'nest-leader';
 import { eventually } from '../support/eventually.js';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 import { killContainer } from '../support/containerd.js';
 import { repoRoot } from '../support/control-plane.js';
 import { PodLogCollector } from '../support/pod-log-collector.js';
+import {
+  BAD_TEMPLATES,
+  type BadTemplate,
+  leaderWork,
+  undoBadDeploy,
+  watchBadDeploy,
+} from '../support/bad-deploy.js';
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 
 const ns = 'nest-leader-demo';
@@ -247,7 +258,7 @@ describe(
       );
     });
 
-    it("least privilege: the NetworkPolicy and the admission policy are in force with the manifests; the demo's ServiceAccount may patch only role labels", async () => {
+    it("least privilege: the NetworkPolicy and the admission policy are in force with the manifests; the demo's ServiceAccount may patch only role labels and pod-deletion-cost", async () => {
       await assertRoutedToLeader(60_000); // elected, and every pod labelled
       // The NetworkPolicy is stored (admitted) and selects the demo's pods. The node's bridge
       // CNI does not enforce NetworkPolicy: nothing here claims it drops traffic.
@@ -271,16 +282,27 @@ describe(
       // …the admission policy narrows it. A replica patches its own Pod with its own token
       // (kubectl --as cannot: kubectl patch reads the Pod first, and the account may not get).
       const standby = (await demo.pods()).find((p) => !p.terminating && p.role === 'standby')!;
+      // Each patch in turn: its role label; the pod-deletion-cost annotation set (0, the
+      // default cost) and removed again, as the leader's observer writes it; another label; and
+      // another annotation.
+      const cost = 'controller.kubernetes.io/pod-deletion-cost';
+      const patches = {
+        role: { labels: { 'nest-leader/role': 'standby' } },
+        cost: { annotations: { [cost]: '0' } },
+        costRemoved: { annotations: { [cost]: null } },
+        other: { labels: { 'example.com/probe': 'x' } },
+        otherAnnotation: { annotations: { 'example.com/probe': 'x' } },
+      };
       const script =
         "const fs=require('fs'),https=require('https'),d='/var/run/secrets/kubernetes.io/serviceaccount/';" +
-        'const patch=(labels)=>new Promise((ok,ko)=>{const r=https.request({host:process.env.KUBERNETES_SERVICE_HOST,' +
+        'const patch=(metadata)=>new Promise((ok,ko)=>{const r=https.request({host:process.env.KUBERNETES_SERVICE_HOST,' +
         "port:process.env.KUBERNETES_SERVICE_PORT,method:'PATCH',path:'/api/v1/namespaces/'+process.env.POD_NAMESPACE+" +
         "'/pods/'+process.env.POD_NAME,ca:fs.readFileSync(d+'ca.crt'),headers:{authorization:'Bearer '+" +
         "fs.readFileSync(d+'token','utf8').trim(),'content-type':'application/merge-patch+json'}},(s)=>{let b='';" +
         "s.on('data',(c)=>b+=c);s.on('end',()=>ok({status:s.statusCode,message:JSON.parse(b).message}))});" +
-        "r.on('error',ko);r.end(JSON.stringify({metadata:{labels}}))});" +
-        "patch({'nest-leader/role':'standby'}).then((role)=>patch({'example.com/probe':'x'})" +
-        '.then((other)=>console.log(JSON.stringify({role,other}))));';
+        "r.on('error',ko);r.end(JSON.stringify({metadata}))});" +
+        `(async()=>{const out={};for(const[k,m]of Object.entries(${JSON.stringify(patches)}))out[k]=await patch(m);` +
+        'console.log(JSON.stringify(out))})();';
       const out = await cluster.kubectl(
         'exec',
         '-n',
@@ -293,24 +315,38 @@ describe(
         '-e',
         script,
       );
-      const { role, other } = JSON.parse(out.trim().split('\n').at(-1)!) as Record<
-        'role' | 'other',
+      const answers = JSON.parse(out.trim().split('\n').at(-1)!) as Record<
+        keyof typeof patches,
         { status: number; message?: string }
       >;
+      const { role, other, otherAnnotation } = answers;
       assert.equal(role.status, 200, `its role-label patch is allowed: ${role.message}`);
+      assert.equal(
+        answers.cost.status,
+        200,
+        `pod-deletion-cost is allowed: ${answers.cost.message}`,
+      );
+      assert.equal(
+        answers.costRemoved.status,
+        200,
+        `and its removal: ${answers.costRemoved.message}`,
+      );
       assert.equal(other.status, 403, 'another label is refused');
       assert.match(
         other.message!,
         /ValidatingAdmissionPolicy 'nest-leader-demo-pod-role-labels-only' .*denied request: the demo's ServiceAccount may change only the nest-leader\/role\* labels of a Pod/,
       );
-      const after = await cluster.getJson<{ metadata: { labels: Record<string, string> } }>(
-        'get',
-        'pod',
-        standby.name,
-        '-n',
-        ns,
+      assert.equal(otherAnnotation.status, 403, 'another annotation is refused');
+      assert.match(
+        otherAnnotation.message!,
+        /denied request: the demo's ServiceAccount may change only the controller\.kubernetes\.io\/pod-deletion-cost annotation of a Pod/,
       );
+      const after = await cluster.getJson<{
+        metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+      }>('get', 'pod', standby.name, '-n', ns);
       assert.equal(after.metadata.labels['example.com/probe'], undefined);
+      assert.equal(after.metadata.annotations?.['example.com/probe'], undefined);
+      assert.equal(after.metadata.annotations?.[cost], undefined, 'the standby has no cost again');
     });
 
     it('kubectl delete pod <leader>: it drains and releases, another pod leads within the graceful bound', async () => {
@@ -442,10 +478,6 @@ describe(
       assertNoOverlappingWork();
     });
 
-    it('kubectl rollout restart: completes within progressDeadlineSeconds; transitions and leaderless time', async () => {
-      await rolloutRestart();
-    });
-
     it('evictions with the shipped PodDisruptionBudget: standbys and the leader can be evicted; evicting the leader hands over', async () => {
       const leader = await assertRoutedToLeader();
       const pdb = await cluster.getJson<V1PodDisruptionBudget>('get', 'pdb', ns, '-n', ns);
@@ -556,7 +588,17 @@ describe(
       assertNoOverlappingWork();
     });
 
-    it('label routing (apps/demo/deploy-label-routing): the Service holds exactly the leader after a handover and a rollout', async () => {
+    for (const kind of Object.keys(BAD_TEMPLATES) as BadTemplate[]) {
+      it(`bad deploy (leader-only readiness), ${kind}: the old leader keeps leading and Ready, no gap in its work; rollout undo`, async () => {
+        await badDeploy(kind);
+      });
+    }
+
+    it('after the bad deploys (leader-only readiness): kubectl rollout restart is one handover within progressDeadlineSeconds, no gap beyond it', async () => {
+      await goodRolloutIsOneHandover();
+    });
+
+    it('label routing (apps/demo/deploy-label-routing): the Service holds exactly the leader after a handover', async () => {
       await cluster.kubectl('apply', '-k', join(repoRoot, 'apps/demo/deploy-label-routing'));
       routing = 'label';
       await eventually(async () => assert.ok(await demo.rolloutDone()), {
@@ -583,7 +625,16 @@ describe(
         endpointFollowedMs - ms <= labelRoutingLagBoundMs,
         `the EndpointSlice followed the new holder after ${endpointFollowedMs - ms} ms (bound ${labelRoutingLagBoundMs} ms)`,
       );
-      await rolloutRestart();
+    });
+
+    for (const kind of Object.keys(BAD_TEMPLATES) as BadTemplate[]) {
+      it(`bad deploy (label routing), ${kind}: the old leader keeps leading and routed, no gap in its work; rollout undo`, async () => {
+        await badDeploy(kind);
+      });
+    }
+
+    it('after the bad deploys (label routing): kubectl rollout restart is one handover within progressDeadlineSeconds, no gap beyond it; the Service follows', async () => {
+      await goodRolloutIsOneHandover();
     });
 
     it("the sidecar example (packages/nest-leader/sidecar/deploy): every pod's GET / names the Lease's holder; deleting its pod moves it", async () => {
@@ -673,26 +724,6 @@ describe(
   },
 );
 
-/** `kubectl rollout restart`, measured: it must complete within progressDeadlineSeconds. */
-async function rolloutRestart(): Promise<void> {
-  await assertRoutedToLeader();
-  const oldPods = new Set((await demo.pods()).map((p) => p.name));
-  const { progressDeadlineMs, ...figures } = await demo.rolloutRestart();
-  const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
-  record('rollout-restart', { variant, replicas: 3, ...figures });
-  assert.ok(figures.elapsedMs < progressDeadlineMs, `rollout took ${figures.elapsedMs} ms`);
-  // The figures below are only as good as the watch's reads of the Lease.
-  assert.ok(figures.samples >= 5, `${figures.samples} samples of the Lease during the rollout`);
-  assert.equal(figures.transitions, 1, `one handover per rollout: ${JSON.stringify(figures)}`);
-  assert.ok(
-    figures.leaderlessMs <= rolloutLeaderlessBoundMs,
-    `leaderless ${figures.leaderlessMs} ms (bound ${rolloutLeaderlessBoundMs} ms): ${JSON.stringify(figures)}`,
-  );
-  const leader = await assertRoutedToLeader(30_000);
-  assert.ok(!oldPods.has(leader.name), 'a new pod leads');
-  assertNoOverlappingWork();
-}
-
 /** POST an Eviction for `pod` (policy/v1), as `kubectl drain` does; fails if refused. */
 async function evict(pod: string): Promise<void> {
   const body = JSON.stringify({
@@ -708,5 +739,119 @@ async function evict(pod: string): Promise<void> {
     `/api/v1/namespaces/${ns}/pods/${pod}/eviction`,
     '-f',
     file,
+  );
+}
+
+/** How long a bad deploy is watched once its pods show the failure (the controller has acted). */
+const BAD_DEPLOY_OBSERVE_MS = 35_000;
+/** The longest time without leader-only work a bad deploy may cost: none beyond the beat. */
+const BAD_DEPLOY_GAP_BOUND_MS = 2_000;
+
+/**
+ * A good rollout (`kubectl rollout restart`, after the bad deploys, so a template backoff or a
+ * stale advertisement they left would show): done within progressDeadlineSeconds, exactly one
+ * handover — the old leader to a new pod —, leaderless time within its bound, no leader-work
+ * gap beyond one handover's; then the new leader alone is routed. The tier's one rollout per
+ * variant.
+ */
+async function goodRolloutIsOneHandover(): Promise<void> {
+  const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
+  const leader = await assertRoutedToLeader(30_000);
+  const oldPods = new Set((await demo.pods()).map((p) => p.name));
+  const fromMs = Date.now();
+  const { progressDeadlineMs, ...figures } = await demo.rolloutRestart();
+  const gap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
+  record('good-rollout-after-bad-deploys', { variant, ...figures, longestWorkGapMs: gap.gapMs });
+  assert.ok(figures.elapsedMs < progressDeadlineMs, `rollout took ${figures.elapsedMs} ms`);
+  // The figures below are only as good as the watch's reads of the Lease.
+  assert.ok(figures.samples >= 5, `${figures.samples} samples of the Lease during the rollout`);
+  assert.equal(figures.transitions, 1, `one handover per rollout: ${JSON.stringify(figures)}`);
+  assert.deepEqual(figures.holders.slice(0, 1), [leader.name]);
+  assert.ok(
+    figures.leaderlessMs <= rolloutLeaderlessBoundMs,
+    `leaderless ${figures.leaderlessMs} ms (bound ${rolloutLeaderlessBoundMs} ms): ${JSON.stringify(figures)}`,
+  );
+  assert.ok(
+    gap.gapMs <= gracefulBoundMs,
+    `longest leader-work gap ${gap.gapMs} ms (one handover's bound ${gracefulBoundMs} ms)`,
+  );
+  const next = await assertRoutedToLeader(30_000);
+  assert.ok(!oldPods.has(next.name), 'a new pod leads');
+  assertNoOverlappingWork();
+}
+
+/**
+ * One bad deploy (`watchBadDeploy`), watched {@link BAD_DEPLOY_OBSERVE_MS} after its pods
+ * showed the failure: the leader must not change, must stay Ready and routed, and leader-only
+ * work must not pause beyond {@link BAD_DEPLOY_GAP_BOUND_MS} (from the pods' own leader-work
+ * lines). Then `kubectl rollout undo` to the good revision: still the same leader, no gap.
+ */
+async function badDeploy(kind: BadTemplate): Promise<void> {
+  const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
+  const leader = await assertRoutedToLeader(60_000);
+  const goodRevision = await demo.revision();
+  const fromMs = Date.now();
+  try {
+    await watchAndCheck(kind, leader);
+  } finally {
+    // Undone even when a check failed, so the next case starts from the good revision.
+    await undoBadDeploy(demo, goodRevision, leader.templateHash);
+  }
+  const afterUndo = await demo.leaseSpec();
+  const undoGap = longestWorkGap(leaderWork(logs), fromMs, Date.now());
+  record('bad-deploy-undo', { variant, kind, longestWorkGapMs: undoGap.gapMs });
+  assert.equal(afterUndo.holderIdentity, leader.name, `${kind}: still the old leader after undo`);
+  assert.ok(undoGap.gapMs <= BAD_DEPLOY_GAP_BOUND_MS, `undo: gap ${undoGap.gapMs} ms`);
+}
+
+/** The checks of {@link badDeploy} while the bad template is applied. */
+async function watchAndCheck(kind: BadTemplate, leader: PodView): Promise<void> {
+  const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
+  const figures = await watchBadDeploy(demo, logs, kind, { observeMs: BAD_DEPLOY_OBSERVE_MS });
+  const { longestGap, ...rest } = figures;
+  record('bad-deploy', { variant, ...rest, longestWorkGapMs: longestGap.gapMs });
+  assert.equal(figures.leader, leader.name);
+  assert.deepEqual(figures.holders, [leader.name], `${kind}: the old leader held the Lease`);
+  assert.equal(figures.transitions, 0, `${kind}: no transition`);
+  if (routing === 'readiness' || kind === 'pods that never become healthy') {
+    // With label routing a pod that crashes 3 s after it started may pass /healthz meanwhile.
+    assert.deepEqual(figures.everReady, [], `${kind}: no pod of the bad template was ever Ready`);
+  }
+  if (kind !== 'an image that cannot be pulled') {
+    assert.ok(figures.advertised, `${kind}: the bad pods ran and advertised themselves`);
+  }
+  assert.ok(
+    longestGap.gapMs <= BAD_DEPLOY_GAP_BOUND_MS,
+    `${kind}: longest leader-work gap ${longestGap.gapMs} ms (${new Date(longestGap.fromMs).toISOString()} → ${new Date(longestGap.toMs).toISOString()})`,
+  );
+  // The bad pods are neither standbys (some never ran) nor Ready: check the leader alone.
+  await assertLeaderRouted(leader.name);
+}
+
+/**
+ * `name` holds the Lease, is live and Ready (with leader-only readiness: the only Ready pod), and
+ * the Service's EndpointSlice holds it alone.
+ */
+async function assertLeaderRouted(name: string): Promise<void> {
+  await eventually(
+    async () => {
+      const live = await demo.livePods();
+      const pod = live.find((p) => p.name === name);
+      assert.ok(pod?.ready, `${name} is live and Ready`);
+      if (routing === 'readiness') {
+        assert.deepEqual(
+          live.filter((p) => p.ready).map((p) => p.name),
+          [name],
+          'only the leader is Ready',
+        );
+      }
+      assert.equal((await demo.leaseSpec()).holderIdentity, name);
+      assert.deepEqual(
+        await readyEndpointIps(),
+        [pod.ip],
+        "the EndpointSlice holds the leader's IP alone",
+      );
+    },
+    { timeoutMs: 20_000, intervalMs: 250 },
   );
 }

@@ -27,6 +27,7 @@ import {
   DEMO_SERVICE_ACCOUNT,
   loadDemoManifests,
 } from '@nest-leader/demo/launcher/demo-manifests';
+import { POD_DELETION_COST_ANNOTATION } from 'nest-leader';
 import { getTestCluster, kubeConfigFor } from '../support/cluster.js';
 
 function only<T extends KubernetesObject>(objects: KubernetesObject[], kind: string): T {
@@ -93,7 +94,7 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     );
   });
 
-  it("binds a ValidatingAdmissionPolicy that lets the demo's ServiceAccount change only nest-leader/role* labels of Pods", () => {
+  it("binds a ValidatingAdmissionPolicy that lets the demo's ServiceAccount change only nest-leader/role* labels and the pod-deletion-cost annotation of Pods", () => {
     const policy = only<V1ValidatingAdmissionPolicy>(objects, 'ValidatingAdmissionPolicy');
     const binding = only<V1ValidatingAdmissionPolicyBinding>(
       objects,
@@ -109,6 +110,12 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.deepEqual(policy.spec!.matchConstraints!.resourceRules, [
       { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods'] },
     ]);
+    // The one annotation exempted is the one PodRoleLabelObserver writes (the cluster tier
+    // checks what the policy admits).
+    const exempted = policy
+      .spec!.validations!.flatMap((v) => [...v.expression.matchAll(/k == '([^']+)'/g)])
+      .map((m) => m[1]);
+    assert.deepEqual([...new Set(exempted)], [POD_DELETION_COST_ANNOTATION]);
   });
 
   it("grants create on leases, get/update/watch on the demo's Leases only, create on events, patch on pods, to the demo ServiceAccount", () => {
@@ -153,6 +160,13 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.equal(env.LEADER_LOCK, 'kubernetes', 'never a per-pod file lock in a cluster');
     assert.equal(env.POD_ROLE_LABEL, 'on', 'the Pods carry nest-leader/role');
     assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
+    // A slow boot under load must not be killed by liveness before /healthz first answers.
+    assert.equal(container.startupProbe?.httpGet?.path, '/healthz');
+    const startup = container.startupProbe!;
+    assert.ok(
+      (startup.periodSeconds ?? 10) * (startup.failureThreshold ?? 3) >= 60,
+      'the start-up budget covers a 30-50 s boot with room to spare',
+    );
     assert.equal(container.readinessProbe?.httpGet?.path, '/readyz');
     assert.ok(container.resources?.requests?.cpu && container.resources.requests.memory);
     assert.ok(
@@ -161,15 +175,27 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     );
   });
 
-  it('rolls out without waiting for more than zero Ready pods (only the leader is ever Ready)', () => {
+  it('rolls out keeping exactly one Ready pod (the old leader) until a new pod took over from it', () => {
     const strategy = deployment.spec!.strategy!;
     assert.equal(strategy.type, 'RollingUpdate');
-    // The controller keeps at least replicas - maxUnavailable Ready pods while it deletes old
-    // ones; with leader-only readiness that must be 0, or it can never delete the old leader.
+    // The controller keeps at least replicas - maxUnavailable available (Ready) pods. Only the
+    // leader is ever Ready: exactly 1 keeps the old leader until a new pod has taken the Lease
+    // from it (yieldToNewerTemplate) — 0 would let a bad deploy stop it, 2 or more would leave
+    // an old standby the controller may never remove (the rollout never finishes).
     const maxUnavailable = resolve(strategy.rollingUpdate?.maxUnavailable, replicas, false);
+    assert.equal(replicas - maxUnavailable, 1, `replicas - maxUnavailable`);
+    assert.ok(resolve(strategy.rollingUpdate?.maxSurge, replicas, true) >= 1, 'maxSurge ≥ 1');
     assert.ok(
-      replicas - maxUnavailable <= 0,
-      `replicas - maxUnavailable = ${replicas - maxUnavailable}`,
+      (deployment.spec!.minReadySeconds ?? 0) >= 10,
+      'a pod Ready for a moment (a bad pod that led and crashed) does not count as available',
+    );
+    const env = Object.fromEntries(
+      container.env!.map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]),
+    );
+    assert.equal(
+      env.POD_TEMPLATE_HASH,
+      "metadata.labels['pod-template-hash']",
+      'the leader knows its revision, so it yields to a newer one',
     );
   });
 

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import {
   checkLeaderTerms,
   type LeaderWorkEvent,
+  longestWorkGap,
   parseDemoEvent,
 } from '@nest-leader/demo/demo-events';
 
@@ -60,5 +61,24 @@ describe('checkLeaderTerms', () => {
     assert.equal(parseDemoEvent('{"level":"log","message":"not an event"}'), undefined);
     assert.equal(parseDemoEvent('{"event":"leader-wo'), undefined, 'a line cut by SIGKILL');
     assert.equal(parseDemoEvent('plain text'), undefined);
+  });
+});
+
+describe('longestWorkGap', () => {
+  const ms = (at: string) => new Date(`2026-01-30T10:00:${at}Z`).getTime();
+
+  it('finds the longest stretch between lines of any replica, the window edges included', () => {
+    const lines = [work('a', 0, '01.000'), work('a', 0, '02.000'), work('b', 1, '05.500')];
+    assert.deepEqual(longestWorkGap(lines, ms('00.000'), ms('06.000')), {
+      gapMs: 3500,
+      fromMs: ms('02.000'),
+      toMs: ms('05.500'),
+    });
+    assert.equal(longestWorkGap(lines, ms('04.000'), ms('09.000')).gapMs, 3500, 'edge to end');
+  });
+
+  it('a window without work is one gap as long as the window; lines outside it do not count', () => {
+    const lines = [work('a', 0, '01.000'), work('a', 0, '20.000')];
+    assert.equal(longestWorkGap(lines, ms('02.000'), ms('12.000')).gapMs, 10_000);
   });
 });

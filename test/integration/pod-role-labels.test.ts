@@ -12,6 +12,8 @@ import {
   type ElectionObserver,
   PodRoleLabelObserver,
   DEFAULT_ROLE_LABEL_KEY as ROLE,
+  LEADER_POD_DELETION_COST,
+  POD_DELETION_COST_ANNOTATION,
 } from 'nest-leader';
 import { RecordingLogger } from 'nest-leader/testing';
 import {
@@ -52,6 +54,17 @@ async function createPod(identity: string): Promise<void> {
 async function roles(): Promise<Record<string, string | undefined>> {
   const pods = await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` });
   return Object.fromEntries(pods.items.map((p) => [p.metadata!.name!, p.metadata!.labels?.[ROLE]]));
+}
+
+/** Each of this test's Pods' pod-deletion-cost annotation (the leader's: scaled down last). */
+async function deletionCosts(): Promise<Record<string, string | undefined>> {
+  const pods = await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` });
+  return Object.fromEntries(
+    pods.items.map((p) => [
+      p.metadata!.name!,
+      p.metadata!.annotations?.[POD_DELETION_COST_ANNOTATION],
+    ]),
+  );
 }
 
 /** The Pods a Service's selector matches, as the endpoints controller selects them. */
@@ -162,6 +175,16 @@ describe('pod role labels', { timeout: 120_000 }, () => {
       );
       expected[podName('dave')] = undefined;
       assert.deepEqual(await roles(), expected, when);
+      assert.deepEqual(
+        await deletionCosts(),
+        Object.fromEntries(
+          Object.keys(expected).map((pod) => [
+            pod,
+            pod === leader.pod ? LEADER_POD_DELETION_COST : undefined,
+          ]),
+        ),
+        `${when}: only the leader's Pod has a deletion cost (scaled down last)`,
+      );
       assert.deepEqual(
         await selected(service),
         [leader.pod],

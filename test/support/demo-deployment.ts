@@ -24,6 +24,10 @@ export interface PodView {
   role: string | undefined;
   /** It has a deletionTimestamp (SIGTERMed, draining). */
   terminating: boolean;
+  /** Its `pod-template-hash` label: the Deployment revision it runs. */
+  templateHash: string | undefined;
+  /** Why the app container waits, if it does (`ErrImagePull`, `CrashLoopBackOff`, …). */
+  waitingReason: string | undefined;
 }
 
 /** The Lease's spec fields the tier reads. */
@@ -31,6 +35,14 @@ export interface LeaseView {
   holderIdentity: string;
   leaseTransitions: number;
   renewTime: string;
+  /** The pod template hashes in the annotation `nest-leader/candidates` (advertised candidates). */
+  advertisedTemplates: string[];
+}
+
+/** One read of the Lease and then of the pods, as {@link DemoDeployment.watchLease} takes it. */
+export interface LeaseSample {
+  lease: LeaseView;
+  pods: PodView[];
 }
 
 /** What the Lease did from a rollout's start until it was done (see {@link DemoDeployment.watchLease}). */
@@ -89,6 +101,8 @@ export class DemoDeployment {
         containerId: status?.containerID?.replace(/^containerd:\/\//, ''),
         role: pod.metadata!.labels?.['nest-leader/role'],
         terminating: Boolean(pod.metadata!.deletionTimestamp),
+        templateHash: pod.metadata!.labels?.['pod-template-hash'],
+        waitingReason: status?.state?.waiting?.reason,
       };
     });
   }
@@ -128,14 +142,45 @@ export class DemoDeployment {
   }
 
   async leaseSpec(): Promise<LeaseView> {
-    const spec =
-      (await this.cluster.getJson<V1Lease>('get', 'lease', this.namespace, '-n', this.namespace))
-        .spec ?? {};
+    const lease = await this.cluster.getJson<V1Lease>(
+      'get',
+      'lease',
+      this.namespace,
+      '-n',
+      this.namespace,
+    );
+    const spec = lease.spec ?? {};
     return {
       holderIdentity: spec.holderIdentity ?? '',
       leaseTransitions: spec.leaseTransitions ?? 0,
       renewTime: String(spec.renewTime ?? ''),
+      advertisedTemplates: advertisedTemplates(
+        lease.metadata?.annotations?.['nest-leader/candidates'],
+      ),
     };
+  }
+
+  /** The Deployment's current revision (annotation `deployment.kubernetes.io/revision`). */
+  async revision(): Promise<string> {
+    const revision = (await this.deployment()).metadata?.annotations?.[
+      'deployment.kubernetes.io/revision'
+    ];
+    if (!revision) throw new Error(`deployment/${this.namespace} has no revision yet`);
+    return revision;
+  }
+
+  /** Applies JSON-patch operations to the Deployment (a new pod template: a rollout). */
+  async patch(operations: readonly object[]): Promise<void> {
+    await this.cluster.kubectl(
+      'patch',
+      'deployment',
+      this.namespace,
+      '-n',
+      this.namespace,
+      '--type=json',
+      '-p',
+      JSON.stringify(operations),
+    );
   }
 
   async deployment(): Promise<V1Deployment> {
@@ -161,11 +206,31 @@ export class DemoDeployment {
     );
   }
 
+  /** Waits until the rollout is done and a live, Ready pod holds the Lease. */
+  async settled(timeoutMs = 300_000): Promise<void> {
+    const started = performance.now();
+    for (;;) {
+      const { holderIdentity } = await this.leaseSpec();
+      const leader = (await this.livePods()).find((p) => p.name === holderIdentity);
+      if ((await this.rolloutDone()) && leader?.ready) return;
+      if (performance.now() - started > timeoutMs) {
+        throw new Error(`not settled within ${timeoutMs} ms (holder ${holderIdentity})`);
+      }
+      await sleep(500);
+    }
+  }
+
   /**
    * Samples the Lease and the pods every 100 ms (plus the two kubectl calls' time) until
-   * `until` says stop while a live pod holds the Lease, or `timeoutMs` passed.
+   * `until` says stop on a sample in which a live pod holds the Lease, or `timeoutMs` passed.
+   * `until` judges that sample itself, never a later read of the Lease: the figures (holders,
+   * transitions) come from the samples, so a handover seen only by a later read would end the
+   * watch with figures that never saw it.
    */
-  async watchLease(until: () => Promise<boolean>, timeoutMs: number): Promise<LeaseWatchFigures> {
+  async watchLease(
+    until: (sample: LeaseSample) => Promise<boolean>,
+    timeoutMs: number,
+  ): Promise<LeaseWatchFigures> {
     const started = performance.now();
     let last = await this.leaseSpec();
     const holders = [last.holderIdentity];
@@ -178,7 +243,8 @@ export class DemoDeployment {
     while (performance.now() - started < timeoutMs) {
       const now = performance.now();
       const spec = await this.leaseSpec();
-      const holder = (await this.pods()).find((p) => p.name === spec.holderIdentity);
+      const pods = await this.pods();
+      const holder = pods.find((p) => p.name === spec.holderIdentity);
       samples += 1;
       maxSampleGapMs = Math.max(maxSampleGapMs, now - lastSampleAt);
       lastSampleAt = now;
@@ -194,7 +260,7 @@ export class DemoDeployment {
       if (spec.holderIdentity !== '' && spec.holderIdentity !== holders.at(-1))
         holders.push(spec.holderIdentity);
       last = spec;
-      if (!leaderless && (await until())) break;
+      if (!leaderless && (await until({ lease: spec, pods }))) break;
       await sleep(100);
     }
     return {
@@ -222,14 +288,28 @@ export class DemoDeployment {
       '-n',
       this.namespace,
     );
-    const figures = await this.watchLease(async () => {
-      const live = await this.livePods();
+    const figures = await this.watchLease(async ({ lease, pods }) => {
+      const live = pods.filter((p) => !p.terminating);
+      // A live pod holds the Lease: not a terminating old leader that still leads on while it
+      // waits to hand over (with label routing every new pod is Ready before that handover).
       return (
-        (await this.rolloutDone()) &&
         live.every((p) => !oldPods.has(p.name)) &&
-        live.some((p) => p.ready)
+        live.some((p) => p.ready && p.name === lease.holderIdentity) &&
+        (await this.rolloutDone())
       );
     }, progressDeadlineMs);
     return { ...figures, progressDeadlineMs };
+  }
+}
+
+/** The `podTemplateHash` values of an `nest-leader/candidates` annotation (unparseable: none). */
+function advertisedTemplates(annotation: string | undefined): string[] {
+  try {
+    const entries = JSON.parse(annotation ?? '[]') as { podTemplateHash?: unknown }[];
+    return entries
+      .map((e) => e.podTemplateHash)
+      .filter((hash): hash is string => typeof hash === 'string');
+  } catch {
+    return [];
   }
 }

@@ -229,3 +229,36 @@ export function checkLeaderTerms(
   }
   return { terms, violations };
 }
+
+/** The longest stretch without leader-work in a window (see {@link longestWorkGap}). */
+export interface WorkGap {
+  /** Its length, ms. */
+  gapMs: number;
+  /** Where it began: the window's start or a line's time (wall clock, ms since the epoch). */
+  fromMs: number;
+  /** Where it ended: a line's time or the window's end. */
+  toMs: number;
+}
+
+/**
+ * The longest time without a leader-work line, by any replica, from `windowStartMs` to
+ * `windowEndMs` (wall clock, ms since the epoch): the edges of the window count as lines, so
+ * a window without any work is one gap as long as the window.
+ */
+export function longestWorkGap(
+  work: readonly Pick<LeaderWorkEvent, 'at'>[],
+  windowStartMs: number,
+  windowEndMs: number,
+): WorkGap {
+  const times = work
+    .map((line) => new Date(line.at).getTime())
+    .filter((ms) => ms >= windowStartMs && ms <= windowEndMs)
+    .sort((a, b) => a - b);
+  const edges = [windowStartMs, ...times, windowEndMs];
+  let longest: WorkGap = { gapMs: 0, fromMs: windowStartMs, toMs: windowStartMs };
+  for (let i = 1; i < edges.length; i++) {
+    const gapMs = edges[i]! - edges[i - 1]!;
+    if (gapMs > longest.gapMs) longest = { gapMs, fromMs: edges[i - 1]!, toMs: edges[i]! };
+  }
+  return longest;
+}

@@ -126,12 +126,15 @@ export type {
   LeaseRecord,
   LockOperation,
   ResourceLock,
+  TemplateBackoff,
   VersionedLeaseRecord,
 } from './locks/resource-lock.js';
 export {
+  MAX_TEMPLATE_BACKOFF_FAILURES,
   parseLeaseHandoff,
   parseLeaseHandoffOffer,
   parseLeaseRecord,
+  parseTemplateBackoff,
 } from './locks/resource-lock.js';
 export {
   MAX_CANDIDATES_TEXT_LENGTH,
@@ -147,6 +150,13 @@ export {
   newestTemplate,
   preferredCandidate,
 } from './core/handoff/candidate-preference.js';
+export {
+  newerTemplateCandidates,
+  TEMPLATE_BACKOFF_BASE_MS,
+  TEMPLATE_BACKOFF_MAX_MS,
+  templateBackoffAfterTakeover,
+  templateBackoffMs,
+} from './core/handoff/newer-template-yield.js';
 export {
   dueSlots,
   intervalSchedule,
@@ -208,6 +218,7 @@ export {
   HANDOFF_OFFER_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
   SHARDS_ANNOTATION,
+  TEMPLATE_BACKOFF_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/kubernetes-object/lease.lock.js';
 export type { Candidacy, CandidacyListener } from './locks/candidacy/candidacy.js';
@@ -298,6 +309,8 @@ export {
 export {
   DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS,
   DEFAULT_ROLE_LABEL_KEY,
+  LEADER_POD_DELETION_COST,
+  POD_DELETION_COST_ANNOTATION,
   POD_ROLE,
   PodRoleLabelObserver,
   type PodRoleLabelObserverOptions,

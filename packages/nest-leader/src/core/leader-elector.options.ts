@@ -198,6 +198,31 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    */
   newerTemplateWaitSeconds?: number;
   /**
+   * While leading, hand the Lease over — gracefully, as `transferLeadership()`: the term ends
+   * and drains first — to a candidate of a newer pod template (`podTemplateHash`; the newest as
+   * the preference ranks them) once that candidate has stayed advertised, unchanged, for
+   * `newerTemplateSettleSeconds` by this leader's observation: a rollout's new pod takes over
+   * from the running leader as soon as it has proven it stays up, so a Deployment may keep the
+   * old leader until then (`maxUnavailable` below 100 %), and a new template that never starts
+   * — an image that cannot be pulled, a pod that crashes or fails its probes within the settle
+   * time — takes nothing from it. After a newer template's leader was lost without a handoff
+   * (its Lease expired), no leader yields to that template for a backoff of 5 min, doubling
+   * with each such loss in a row up to 1 h (recorded on the Lease: `LeaseRecord.templateBackoff`),
+   * so a crash-looping template cannot bounce leadership back and forth. Needs a
+   * `podTemplateHash` (without one it does nothing) and a lock that stores advertisements.
+   * Default true.
+   */
+  yieldToNewerTemplate?: boolean;
+  /**
+   * How long, in seconds, a candidate of a newer pod template must stay advertised, unchanged,
+   * before the leader yields to it (`yieldToNewerTemplate`). Keep it above the time a broken pod
+   * takes to fail: its liveness budget (`periodSeconds × failureThreshold`) and how soon after
+   * starting your app would crash. It delays each rollout's handover by that much; leadership
+   * does not lapse meanwhile. A positive finite number. Default `2 × leaseDurationSeconds` (30 s
+   * at the defaults).
+   */
+  newerTemplateSettleSeconds?: number;
+  /**
    * Take part in Kubernetes' coordinated leader election (KEP-4355) through this candidacy
    * (`LeaseCandidateRegistration`, whose `identity` must be this elector's): the API server's
    * election controller picks the holder and this candidate only follows the Lease, as
@@ -216,6 +241,17 @@ export type ScheduleLedgerWriter = (
   stored: string | undefined,
   leaseTransitions: number,
 ) => string | undefined;
+
+/**
+ * A duration option in seconds.
+ * @throws InvalidLeaderElectionOptionError naming `name` unless a positive finite number.
+ */
+function positiveSeconds(name: keyof LeaderElectorOptions, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidLeaderElectionOptionError(name, electionOptionRules.positiveSeconds, value);
+  }
+  return value;
+}
 
 /**
  * A boolean option's value, `fallback` when unset.
@@ -413,6 +449,8 @@ export const LEADER_ELECTOR_OPTION_KINDS = Object.freeze({
   handoffOnStop: 'setting',
   yieldToHigherPriority: 'setting',
   newerTemplateWaitSeconds: 'setting',
+  yieldToNewerTemplate: 'setting',
+  newerTemplateSettleSeconds: 'setting',
   coordinated: 'wiring',
 } as const satisfies Record<keyof LeaderElectorOptions, 'setting' | 'wiring'>);
 
@@ -468,6 +506,9 @@ export interface ResolvedLeaderElectorOptions {
   yieldToHigherPriority: boolean;
   /** `newerTemplateWaitSeconds` in ms (default renewDeadline). */
   newerTemplateWaitMs: number;
+  yieldToNewerTemplate: boolean;
+  /** `newerTemplateSettleSeconds` in ms (default 2 × leaseDuration). */
+  newerTemplateSettleMs: number;
   /** `undefined`: an ordinary (not coordinated) candidate. */
   coordinated: Candidacy | undefined;
   /** Default `SystemClock`. */
@@ -539,6 +580,15 @@ export function resolveLeaderElectorOptions(
       newerTemplateWaitSeconds,
     );
   }
+  const yieldToNewerTemplate = booleanOption(
+    'yieldToNewerTemplate',
+    options.yieldToNewerTemplate,
+    true,
+  );
+  const newerTemplateSettleSeconds = positiveSeconds(
+    'newerTemplateSettleSeconds',
+    options.newerTemplateSettleSeconds ?? 2 * timings.leaseDurationSeconds,
+  );
   const clock = options.clock ?? new SystemClock();
   const podTemplateHash = validatePodTemplateHash(
     options.podTemplateHash ?? (process.env.POD_TEMPLATE_HASH || undefined),
@@ -580,6 +630,8 @@ export function resolveLeaderElectorOptions(
     handoffOnStop,
     yieldToHigherPriority,
     newerTemplateWaitMs: newerTemplateWaitSeconds * 1000,
+    yieldToNewerTemplate,
+    newerTemplateSettleMs: newerTemplateSettleSeconds * 1000,
     coordinated,
     clock,
     logger,

@@ -9,7 +9,12 @@ import {
   copyAdvertisedCandidates,
   parseAdvertisedCandidates,
 } from './advertised-candidates.js';
-import { isCandidateIdentity, isStoredTransitions, MAX_MARKER_TEXT_LENGTH } from './peer-bounds.js';
+import {
+  isCandidateIdentity,
+  isPodTemplateHash,
+  isStoredTransitions,
+  MAX_MARKER_TEXT_LENGTH,
+} from './peer-bounds.js';
 import { parseStoredJson } from './stored-json.js';
 
 /**
@@ -65,6 +70,15 @@ export interface LeaseRecord {
    */
   candidates?: AdvertisedCandidate[];
   /**
+   * The newest pod template whose leader was lost without a handoff (its Lease expired, or a
+   * handoff to it was never taken): leaders of other templates do not yield to it
+   * (`yieldToNewerTemplate`) for a backoff that doubles with `failures`, so a crash-looping new
+   * template cannot bounce leadership back and forth. Written by the candidate that takes such a
+   * Lease over and carried along by every write; stored beside the election record (the Lease's
+   * annotation `nest-leader/template-backoff`), not part of it. `undefined` when absent.
+   */
+  templateBackoff?: TemplateBackoff;
+  /**
    * A handoff offered by the holder to one candidate, and that candidate's acceptance (see
    * `handoff-offer.ts`): the leader hands the Lease over only to a candidate that accepted, so
    * never to one that is gone. Stored beside the election record (the Lease's annotation
@@ -94,6 +108,14 @@ export interface LeaseHandoffOffer {
   leaseTransitions: number;
   /** Set by `to` when it accepts: it is alive and will take the Lease once handed to it. */
   accepted?: true;
+}
+
+/** See {@link LeaseRecord.templateBackoff}. */
+export interface TemplateBackoff {
+  /** The `podTemplateHash` whose leader was lost. */
+  podTemplateHash: string;
+  /** How many of its leaders were lost in a row (≥ 1); the backoff doubles with each. */
+  failures: number;
 }
 
 /** See {@link LeaseRecord.handoff}. */
@@ -186,6 +208,7 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.handoff !== undefined) copy.handoff = { ...record.handoff };
   if (record.candidates !== undefined)
     copy.candidates = copyAdvertisedCandidates(record.candidates);
+  if (record.templateBackoff !== undefined) copy.templateBackoff = { ...record.templateBackoff };
   if (record.handoffOffer !== undefined) copy.handoffOffer = { ...record.handoffOffer };
   if (record.shards !== undefined) copy.shards = record.shards;
   return copy;
@@ -213,10 +236,31 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (handoff) record.handoff = handoff;
   const candidates = parseAdvertisedCandidates(fields.candidates);
   if (candidates) record.candidates = candidates;
+  const templateBackoff = parseTemplateBackoff(fields.templateBackoff);
+  if (templateBackoff) record.templateBackoff = templateBackoff;
   const handoffOffer = parseLeaseHandoffOffer(fields.handoffOffer);
   if (handoffOffer) record.handoffOffer = handoffOffer;
   if (typeof fields.shards === 'string') record.shards = fields.shards;
   return record;
+}
+
+/** The most failures a stored {@link TemplateBackoff} may claim; more is read as this many. */
+export const MAX_TEMPLATE_BACKOFF_FAILURES = 32;
+
+/**
+ * A template backoff (see {@link LeaseRecord.templateBackoff}) from a stored value: an object,
+ * or its JSON text (a Lease annotation) of at most `MAX_MARKER_TEXT_LENGTH` characters;
+ * `undefined` when absent, too long or malformed (a hash that is not a label value, failures not
+ * a whole number ≥ 1). Never throws: foreign writers may store anything; failures are capped at
+ * {@link MAX_TEMPLATE_BACKOFF_FAILURES}.
+ */
+export function parseTemplateBackoff(value: unknown): TemplateBackoff | undefined {
+  const fields = parseMarker(value);
+  if (!fields) return undefined;
+  const { podTemplateHash, failures } = fields;
+  if (!isPodTemplateHash(podTemplateHash)) return undefined;
+  if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 1) return undefined;
+  return { podTemplateHash, failures: Math.min(failures, MAX_TEMPLATE_BACKOFF_FAILURES) };
 }
 
 /**

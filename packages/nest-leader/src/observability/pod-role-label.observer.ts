@@ -29,6 +29,15 @@ import { validateQualifiedName } from '../kubernetes/qualified-name.js';
 export const DEFAULT_ROLE_LABEL_KEY = 'nest-leader/role';
 /** The label's values. */
 export const POD_ROLE = { leader: 'leader', standby: 'standby' } as const;
+/**
+ * The annotation the ReplicaSet controller ranks pods by when it scales down: the leader's Pod
+ * gets `1`, every other candidate's none (0), so a scale-down or a rollout removes standbys
+ * before the leader — a stalled rollout keeps the leader, a scale-down does not cost a handover.
+ */
+export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
+/** The leader's Pod's {@link POD_DELETION_COST_ANNOTATION}. */
+export const LEADER_POD_DELETION_COST = '1';
+
 /** Default timeout of one PATCH, in ms. */
 export const DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS = 5_000;
 
@@ -58,7 +67,10 @@ export interface PodRoleLabelObserverOptions {
  *   does not keep the label next to the new one;
  * - term ended: `standby` on its own Pod.
  *
- * Writes are JSON merge patches of `metadata.labels`, queued in order and sent in the
+ * Each write also sets the Pod's {@link POD_DELETION_COST_ANNOTATION} — `1` with `leader`,
+ * removed with `standby` — so the ReplicaSet controller scales the leader's Pod down last.
+ *
+ * Writes are JSON merge patches of `metadata.labels` (and that annotation), queued in order and sent in the
  * background: the election never waits for them and never fails because of them (failures are
  * logged once per kind). Await {@link flush} in `onStoppedLeading` to have the label flipped
  * before the Lease is released.
@@ -185,7 +197,16 @@ export class PodRoleLabelObserver implements ElectionObserver {
           {
             name: pod,
             namespace: this.namespace,
-            body: { metadata: { labels: { [this.labelKey]: role } } },
+            body: {
+              metadata: {
+                labels: { [this.labelKey]: role },
+                // A merge patch's null removes the annotation.
+                annotations: {
+                  [POD_DELETION_COST_ANNOTATION]:
+                    role === POD_ROLE.leader ? LEADER_POD_DELETION_COST : null,
+                },
+              },
+            },
           },
           k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch, request.options),
         );

@@ -534,11 +534,17 @@ export class LeaderElector {
     // 4. Renew (keep acquireTime and leaseTransitions) or take over (a new term).
     const next = active
       ? renewalRecord(record, write)
-      : takeoverRecord(record, this.identity, write, {
-          coordinated: this.config.coordinated !== undefined,
-          highestSeen: this.observed.highestTransitions,
-          next: this.nextTransitions,
-        });
+      : takeoverRecord(
+          record,
+          this.identity,
+          write,
+          {
+            coordinated: this.config.coordinated !== undefined,
+            highestSeen: this.observed.highestTransitions,
+            next: this.nextTransitions,
+          },
+          this.advertisement?.entry.podTemplateHash,
+        );
     const reason = active ? undefined : acquisitionReason(record, this.identity);
     const finished = this.withScheduleLedger(next);
     return this.write('update', finished, current.version, signal, active, reason);

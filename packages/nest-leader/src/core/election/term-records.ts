@@ -9,6 +9,7 @@ import type { LeaseRecord } from '../../locks/resource-lock.js';
 import { withCandidate, withoutFormerHolder } from '../handoff/candidate-preference.js';
 import { withoutOffer } from '../handoff/handoff-offer.js';
 import { isHandoffTo, withoutHandoff } from '../handoff/leadership-handoff.js';
+import { templateBackoffAfterTakeover } from '../handoff/newer-template-yield.js';
 
 /** When a record is written and for how long it holds, as every term write has them. @internal */
 export interface TermWrite {
@@ -49,7 +50,10 @@ export function renewalRecord(record: LeaseRecord, write: TermWrite): LeaseRecor
  * coordinated mode it continues from the highest value seen (the election controller never
  * bumps `leaseTransitions` and may recreate the Lease at 0). A handoff marker and offer are
  * cleared, and the advertisement of the holder it is taken from (expired, or a handoff target
- * that never took it) is dropped.
+ * that never took it) is dropped. A holder of the newest pod template (other than
+ * `podTemplateHash`) lost without a handoff is recorded as `templateBackoff`
+ * (`templateBackoffAfterTakeover`).
+ * @param podTemplateHash - the taking candidate's own pod template hash, if any
  * @internal
  */
 export function takeoverRecord(
@@ -57,6 +61,7 @@ export function takeoverRecord(
   identity: string,
   write: TermWrite,
   token: TakeoverToken,
+  podTemplateHash?: string,
 ): LeaseRecord {
   const base = record.leaseTransitions;
   const leaseTransitions = isHandoffTo(record, identity)
@@ -65,6 +70,8 @@ export function takeoverRecord(
   const candidates = withoutFormerHolder(record, identity);
   const kept = { ...withoutOffer(withoutHandoff(record)), candidates };
   if (candidates === undefined) delete kept.candidates;
+  const templateBackoff = templateBackoffAfterTakeover(record, identity, podTemplateHash);
+  if (templateBackoff) kept.templateBackoff = templateBackoff;
   return {
     ...kept,
     holderIdentity: identity,

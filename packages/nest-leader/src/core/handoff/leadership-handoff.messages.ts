@@ -13,8 +13,31 @@ export const handoffMessages = {
   yieldingToPriority: (identity: string, lock: string, to: string, priority: number) =>
     `Candidate ${quoted(to)} of priority ${priority} advertises itself on ${lock}: the leader ` +
     `"${identity}" (yieldToHigherPriority) ends its term and hands the Lease over.`,
+  yieldingToNewerTemplate: (
+    identity: string,
+    lock: string,
+    to: string,
+    podTemplateHash: string,
+    settleSeconds: number,
+  ) =>
+    `Candidate ${quoted(to)} of the newer pod template ${quoted(podTemplateHash)} has stayed ` +
+    `advertised on ${lock} for ${settleSeconds} s: the leader "${identity}" ` +
+    `(yieldToNewerTemplate) ends its term and hands the Lease over.`,
+  newerTemplateBackedOff: (
+    identity: string,
+    lock: string,
+    backoff: { podTemplateHash: string; failures: number },
+    remainingMs: number,
+  ) =>
+    `${lock}: a leader of the pod template ${quoted(backoff.podTemplateHash)} was lost without ` +
+    `a handoff (${backoff.failures} in a row); the leader "${identity}" keeps the Lease and ` +
+    `does not yield to that template for ${Math.ceil(remainingMs / 1000)} s more ` +
+    `(yieldToNewerTemplate backoff). A crash-looping rollout? See \`kubectl rollout status\`.`,
   yieldFailed: (lock: string, to: string, error: unknown) =>
     `${lock}: handing the Lease to the higher-priority candidate ${quoted(to)} failed: ` +
+    `${errorText(error)}`,
+  newerTemplateYieldFailed: (lock: string, to: string, error: unknown) =>
+    `${lock}: handing the Lease to the newer pod template's candidate ${quoted(to)} failed: ` +
     `${errorText(error)}`,
   accepting: (identity: string, lock: string, leaseTransitions: number) =>
     `${lock} was handed to this candidate "${identity}" (term ${leaseTransitions}); taking it now.`,

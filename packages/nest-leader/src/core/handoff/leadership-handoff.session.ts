@@ -6,7 +6,7 @@
 
 import { LeadershipTransferError } from '../../errors.js';
 import type { AdvertisedCandidate } from '../../locks/advertised-candidates.js';
-import type { LeaseRecord } from '../../locks/resource-lock.js';
+import type { LeaseRecord, TemplateBackoff } from '../../locks/resource-lock.js';
 import { higherPriorityCandidate, preferredCandidate } from './candidate-preference.js';
 import { timeoutSignal } from '../clock.js';
 import { preferredSuccessor } from './coordinated-election.js';
@@ -24,6 +24,7 @@ import {
   writeHandoff,
 } from './leadership-handoff.js';
 import { handoffMessages } from './leadership-handoff.messages.js';
+import { NewerTemplateYield } from './newer-template-yield.js';
 
 /** The elector's settings a handoff session uses. @internal */
 export type HandoffSessionConfig = Pick<
@@ -35,6 +36,8 @@ export type HandoffSessionConfig = Pick<
   | 'renewDeadlineMs'
   | 'advertisement'
   | 'yieldToHigherPriority'
+  | 'yieldToNewerTemplate'
+  | 'newerTemplateSettleMs'
 >;
 
 /** What a handoff session needs of the elector besides its settings. @internal */
@@ -51,10 +54,14 @@ export interface HandoffSessionHost extends HandoffWriter {
  */
 export class LeadershipHandoffSession {
   private underWay: Promise<void> | undefined;
+  /** With `yieldToNewerTemplate` and a `podTemplateHash`: when to yield to a newer template. */
+  private readonly newerTemplate: NewerTemplateYield | undefined;
+  /** The template backoff last logged, so each is logged once (`hash#failures`). */
+  private loggedBackoff: string | undefined;
   /**
-   * Targets asked for by the record (`preferredHolder`) that left an offer unanswered, with the
-   * monotonic time, ms, until which they are not offered again (every renewal would otherwise
-   * start another offer to a candidate that is not there).
+   * Targets the record asked for (`preferredHolder`, a higher priority, a newer template) that
+   * left an offer unanswered, with the monotonic time, ms, until which they are not offered
+   * again (every renewal would otherwise start another offer to a candidate that is not there).
    */
   private readonly unansweredUntilMs = new Map<string, number>();
 
@@ -66,7 +73,12 @@ export class LeadershipHandoffSession {
     private readonly config: HandoffSessionConfig,
     private readonly host: HandoffSessionHost,
     private readonly offers: HandoffOffers | undefined,
-  ) {}
+  ) {
+    const own = config.advertisement;
+    if (config.yieldToNewerTemplate && own?.podTemplateHash !== undefined) {
+      this.newerTemplate = new NewerTemplateYield(own, config.newerTemplateSettleMs, config.clock);
+    }
+  }
 
   /**
    * The transfer under way, settling (never rejecting) once its write is answered, or
@@ -118,7 +130,13 @@ export class LeadershipHandoffSession {
    * names another `spec.preferredHolder` (Kubernetes' election controller, or a user with
    * kubectl) — as {@link transfer} does, where client-go's coordinated mode stops renewing and
    * lets it expire; or, with `yieldToHigherPriority`, a candidate of a higher priority than ours
-   * advertises itself — to it, as chosen by preference (its term's reason: `preferred`).
+   * advertises itself; or, with `yieldToNewerTemplate`, a candidate of a newer pod template has
+   * stayed advertised for the settle time and its template is not backed off
+   * (`newer-template-yield.ts`) — to it, as chosen by preference (its term's reason:
+   * `preferred`). Each goes through {@link handOff}: offered first, handed over only once the
+   * target accepted (a target that leaves the offer unanswered is not offered again for a
+   * `leaseDurationSeconds`). Call it with every record of the live term: the settle time is
+   * measured across calls.
    * @param record - the record as last read or written
    * @param leading - as for {@link transfer}
    */
@@ -127,10 +145,17 @@ export class LeadershipHandoffSession {
     leading: () => LeaderTermLifetime | undefined,
   ): void {
     const { identity, logger, leaseDurationMs } = this.config;
-    if (!record || this.underWay) return;
+    if (!record) return;
+    const newer = this.newerTemplate?.consider(record);
+    if (this.underWay) return;
     const preferredHolder = preferredSuccessor(record, identity);
     const ranked = preferredHolder === undefined ? this.higherPriority(record) : undefined;
-    const to = preferredHolder ?? ranked?.identity;
+    const newerTarget =
+      preferredHolder === undefined && !ranked && newer && 'yieldTo' in newer
+        ? newer.yieldTo
+        : undefined;
+    if (newer && 'backedOff' in newer) this.logBackoff(newer.backedOff, newer.remainingMs);
+    const to = preferredHolder ?? ranked?.identity ?? newerTarget?.identity;
     const active = to === undefined ? undefined : leading();
     if (to === undefined || !active) return;
     const { clock } = this.config;
@@ -141,21 +166,46 @@ export class LeadershipHandoffSession {
       logger.warn(
         ranked
           ? handoffMessages.yieldFailed(lock, to, error)
-          : coordinatedMessages.preferredHandoffFailed(lock, to, error),
+          : newerTarget
+            ? handoffMessages.newerTemplateYieldFailed(lock, to, error)
+            : coordinatedMessages.preferredHandoffFailed(lock, to, error),
       );
     if (ranked) {
       logger.info(handoffMessages.yieldingToPriority(identity, lock, to, ranked.priority));
+    } else if (newerTarget) {
+      const settleSeconds = this.config.newerTemplateSettleMs / 1000;
+      logger.info(
+        handoffMessages.yieldingToNewerTemplate(
+          identity,
+          lock,
+          to,
+          newerTarget.podTemplateHash!,
+          settleSeconds,
+        ),
+      );
     } else {
       logger.info(coordinatedMessages.preferredHolder(identity, lock, to));
     }
     const leaseDurationSeconds = leaseDurationMs / 1000;
-    this.track(this.handOff(active, to, leaseDurationSeconds, ranked !== undefined)).catch(
+    const preferred = preferredHolder === undefined;
+    this.track(this.handOff(active, to, leaseDurationSeconds, preferred)).catch(
       (error: unknown) => {
         if (error instanceof LeadershipTransferError && error.reason === 'not-accepted') {
           this.unansweredUntilMs.set(to, clock.nowMs() + leaseDurationMs);
         }
         failed(error);
       },
+    );
+  }
+
+  /** Logs a newer template's backoff once per recorded loss. */
+  private logBackoff(backoff: TemplateBackoff, remainingMs: number): void {
+    const key = `${backoff.podTemplateHash}#${backoff.failures}`;
+    if (this.loggedBackoff === key) return;
+    this.loggedBackoff = key;
+    const { identity, logger } = this.config;
+    logger.warn(
+      handoffMessages.newerTemplateBackedOff(identity, this.host.lock, backoff, remainingMs),
     );
   }
 

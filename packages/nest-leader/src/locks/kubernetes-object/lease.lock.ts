@@ -119,6 +119,7 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     const scheduleLedger = annotations?.[SCHEDULE_LEDGER_ANNOTATION];
     const handoff = annotations?.[HANDOFF_ANNOTATION];
     const candidates = annotations?.[CANDIDATES_ANNOTATION];
+    const templateBackoff = annotations?.[TEMPLATE_BACKOFF_ANNOTATION];
     const handoffOffer = annotations?.[HANDOFF_OFFER_ANNOTATION];
     const shards = annotations?.[SHARDS_ANNOTATION];
     return parseLeaseRecord({
@@ -126,6 +127,7 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
       scheduleLedger,
       handoff,
       candidates,
+      templateBackoff,
       handoffOffer,
       shards,
     });
@@ -184,6 +186,14 @@ export const HANDOFF_ANNOTATION = 'nest-leader/handoff';
 export const CANDIDATES_ANNOTATION = 'nest-leader/candidates';
 
 /**
+ * The annotation of the election's Lease that holds the newest pod template leaders do not
+ * yield to for a while (see `LeaseRecord.templateBackoff`), as JSON
+ * `{"podTemplateHash":"<hash>","failures":<n>}`. client-go candidates ignore it and write it
+ * back unchanged.
+ */
+export const TEMPLATE_BACKOFF_ANNOTATION = 'nest-leader/template-backoff';
+
+/**
  * The annotation of the election's Lease that holds an open handoff offer and its acceptance
  * (see `LeaseRecord.handoffOffer`), as JSON
  * `{"to":"<identity>","from":"<holder>","leaseTransitions":<n>,"accepted":true?}`. client-go
@@ -200,9 +210,9 @@ export const HANDOFF_OFFER_ANNOTATION = 'nest-leader/handoff-offer';
 export const SHARDS_ANNOTATION = 'nest-leader/shards';
 
 /**
- * `metadata` with the record's ledger, handoff marker, candidates and handoff offer as
- * annotations (a record without a marker, candidates or offer removes that annotation); other
- * annotations are kept.
+ * `metadata` with the record's ledger, handoff marker, candidates, template backoff and handoff
+ * offer as annotations (a record without a marker, candidates, backoff or offer removes that
+ * annotation); other annotations are kept.
  */
 function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1ObjectMeta {
   const annotations = { ...metadata.annotations };
@@ -218,6 +228,11 @@ function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1Obje
     annotations[CANDIDATES_ANNOTATION] = formatAdvertisedCandidates(record.candidates);
   } else {
     delete annotations[CANDIDATES_ANNOTATION];
+  }
+  if (record.templateBackoff !== undefined) {
+    annotations[TEMPLATE_BACKOFF_ANNOTATION] = JSON.stringify(record.templateBackoff);
+  } else {
+    delete annotations[TEMPLATE_BACKOFF_ANNOTATION];
   }
   if (record.handoffOffer !== undefined) {
     annotations[HANDOFF_OFFER_ANNOTATION] = JSON.stringify(record.handoffOffer);

@@ -79,6 +79,8 @@ export async function leaderAndFollower(
 export class SlowLock implements ResourceLock {
   readonly description: string;
   readonly sent: { operation: LockOperation; atMs: number }[] = [];
+  /** As the MemoryLock it forwards to. */
+  readonly storesCandidates = true;
 
   constructor(
     private readonly inner: MemoryLock,

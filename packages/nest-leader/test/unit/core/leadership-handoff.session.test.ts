@@ -37,6 +37,8 @@ function leader() {
       renewDeadlineMs: RENEW_DEADLINE_MS,
       advertisement: undefined,
       yieldToHigherPriority: false,
+      yieldToNewerTemplate: false,
+      newerTemplateSettleMs: 30_000,
     },
     {
       lock: lock.description,

@@ -8,6 +8,8 @@ import {
   LeaseLock,
   parseLeaseHandoff,
   parseLeaseRecord,
+  parseTemplateBackoff,
+  TEMPLATE_BACKOFF_ANNOTATION,
 } from 'nest-leader';
 import { unreachableKubeConfig } from './kube-config.fixture.js';
 
@@ -120,6 +122,46 @@ describe('LeaseLock: coordinated election fields (spec.strategy, spec.preferredH
     const renewed = probe.write({ ...record, renewTime: new Date() }, last);
     assert.equal(renewed.spec!.strategy, 'OldestEmulationVersion');
     assert.equal(renewed.spec!.preferredHolder, 'b');
+  });
+});
+
+describe('LeaseLock: the template backoff as the annotation nest-leader/template-backoff', () => {
+  const spec = { holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 4 };
+
+  test('round trip: written as JSON, read back; a record without one removes the annotation', () => {
+    const probe = new MappingProbe();
+    const last: V1Lease = {
+      metadata: { name: 'billing-worker', annotations: { team: 'x' } },
+      spec,
+    };
+    const backoff = { podTemplateHash: '7d9f8b6c5', failures: 2 };
+    const written = probe.write({ ...spec, templateBackoff: backoff }, last);
+    assert.equal(
+      written.metadata!.annotations![TEMPLATE_BACKOFF_ANNOTATION],
+      '{"podTemplateHash":"7d9f8b6c5","failures":2}',
+    );
+    assert.deepEqual(probe.read(written).templateBackoff, backoff);
+    const cleared = probe.write({ ...spec }, written);
+    assert.deepEqual(cleared.metadata!.annotations, { team: 'x' });
+  });
+
+  test('hostile values read as no backoff; failures are capped', () => {
+    for (const text of [
+      'not json',
+      '{"podTemplateHash":"","failures":1}',
+      '{"podTemplateHash":"has space","failures":1}',
+      `{"podTemplateHash":"${'a'.repeat(64)}","failures":1}`,
+      '{"podTemplateHash":"abc","failures":0}',
+      '{"podTemplateHash":"abc","failures":1.5}',
+      '{"podTemplateHash":"abc"}',
+      '[]',
+    ]) {
+      assert.equal(parseTemplateBackoff(text), undefined, text);
+    }
+    assert.deepEqual(parseTemplateBackoff({ podTemplateHash: 'abc', failures: 1e9 }), {
+      podTemplateHash: 'abc',
+      failures: 32,
+    });
   });
 });
 

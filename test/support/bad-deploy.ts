@@ -1,0 +1,224 @@
+/**
+ * A bad deploy of the demo's Deployment, watched: a new pod template that must take nothing
+ * from the running leader (`yieldToNewerTemplate`; the manifests' rollout comments), applied as
+ * a JSON patch, watched until its pods have shown the failure for a while, then
+ * `kubectl rollout undo` to the revision before. What the cluster tier asserts and
+ * `pnpm bench rollout` measures.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CoreV1EventList } from '@kubernetes/client-node';
+import { longestWorkGap, type LeaderWorkEvent, type WorkGap } from '@nest-leader/demo/demo-events';
+import type { DemoDeployment, PodView } from './demo-deployment.js';
+import type { PodLogCollector } from './pod-log-collector.js';
+
+/** The bad templates, as JSON patches of the Deployment's good template. */
+export const BAD_TEMPLATES = {
+  // A registry on the node's own loopback that is not there: the pull fails at once, with no
+  // traffic leaving the node's network namespace.
+  'an image that cannot be pulled': [
+    {
+      op: 'replace',
+      path: '/spec/template/spec/containers/0/image',
+      value: '127.0.0.1:1/nest-leader-demo:missing',
+    },
+  ],
+  // The app starts, advertises itself on the Lease and exits 1 three seconds after it logged
+  // replica-started (without its stop path: its advertisement stays), again and again.
+  'pods that crash after they advertise': [
+    {
+      op: 'add',
+      path: '/spec/template/spec/containers/0/command',
+      value: [
+        'node',
+        '-e',
+        "const write = process.stdout.write.bind(process.stdout); process.stdout.write = (chunk, ...rest) => { if (String(chunk).includes('\"replica-started\"')) setTimeout(() => process.exit(1), 3000); return write(chunk, ...rest); }; import('/app/dist/main.js');",
+      ],
+    },
+  ],
+  // Probes that always fail: never Ready, restarted by the liveness probe every ~30 s.
+  'pods that never become healthy': [
+    {
+      op: 'replace',
+      path: '/spec/template/spec/containers/0/livenessProbe/httpGet/path',
+      value: '/never-healthy',
+    },
+    {
+      op: 'replace',
+      path: '/spec/template/spec/containers/0/readinessProbe/httpGet/path',
+      value: '/never-healthy',
+    },
+  ],
+} as const;
+export type BadTemplate = keyof typeof BAD_TEMPLATES;
+
+/** What one bad deploy did, from its patch to the end of the watch (before the undo). */
+export interface BadDeployFigures {
+  kind: BadTemplate;
+  /** The holder when the patch was applied. */
+  leader: string;
+  /** Every holder sampled (every ~0.5 s plus two kubectl reads) during the watch. */
+  holders: string[];
+  /** leaseTransitions at the end minus at the patch. */
+  transitions: number;
+  /** The longest time without a leader-work line of any pod, patch to end of the watch. */
+  longestGap: WorkGap;
+  /** Bad pods ever seen Ready. */
+  everReady: string[];
+  /** A bad pod's template hash was seen among the Lease's advertisements. */
+  advertised: boolean;
+  /** The bad pods at the end: restarts and why they wait. */
+  badPods: Pick<PodView, 'name' | 'restarts' | 'waitingReason'>[];
+  /** The Deployment's conditions at the end (`type=status reason`). */
+  conditions: string[];
+  /** What `kubectl rollout status --watch=false` said at the end (its error, if it failed). */
+  rolloutStatus: string;
+  /** The Events on the bad pods, one per reason (`reason: message`, the message cut at 160). */
+  badPodEvents: string[];
+  /** The leader pod's log lines during the watch, but its work beats (leader, shard): first 10. */
+  leaderLogLines: string[];
+  /** Patch to end of the watch, ms. */
+  observedMs: number;
+}
+
+/**
+ * Applies `kind` over the current template and watches until its pods show the failure (a
+ * failed pull, or a restart) and `observeMs` more; at most `timeoutMs` for the failure to show.
+ */
+export async function watchBadDeploy(
+  demo: DemoDeployment,
+  logs: PodLogCollector,
+  kind: BadTemplate,
+  { observeMs, timeoutMs = 180_000 }: { observeMs: number; timeoutMs?: number },
+): Promise<BadDeployFigures> {
+  const first = await demo.leaseSpec();
+  const leaderPod = (await demo.pods()).find((p) => p.name === first.holderIdentity);
+  if (!leaderPod) throw new Error(`the holder ${first.holderIdentity} is not a pod`);
+  const fromMs = Date.now();
+  const t0 = performance.now();
+  const firstLogLine = logs.lines.length;
+  await demo.patch(BAD_TEMPLATES[kind]);
+  const holders = new Set<string>();
+  const badPodNames = new Set<string>();
+  const everReady = new Set<string>();
+  let advertised = false;
+  let badHash: string | undefined;
+  let failedAtMs: number | undefined;
+  let badPods: PodView[] = [];
+  let last = first;
+  while (failedAtMs === undefined || performance.now() - failedAtMs < observeMs) {
+    if (performance.now() - t0 > timeoutMs) {
+      throw new Error(`${kind}: the new pods did not show the failure within ${timeoutMs} ms`);
+    }
+    last = await demo.leaseSpec();
+    holders.add(last.holderIdentity);
+    badPods = (await demo.pods()).filter(
+      (p) => p.templateHash !== leaderPod.templateHash && !p.terminating,
+    );
+    badHash ??= badPods[0]?.templateHash;
+    for (const p of badPods) badPodNames.add(p.name);
+    if (badHash !== undefined && last.advertisedTemplates.includes(badHash)) advertised = true;
+    for (const p of badPods) if (p.ready) everReady.add(p.name);
+    const failed =
+      kind === 'an image that cannot be pulled'
+        ? badPods.some(
+            (p) => p.waitingReason === 'ErrImagePull' || p.waitingReason === 'ImagePullBackOff',
+          )
+        : badPods.some((p) => p.restarts > 0);
+    if (failed) failedAtMs ??= performance.now();
+    await sleep(500);
+  }
+  const deployment = await demo.deployment();
+  const leaderLogLines = logs.lines
+    .slice(firstLogLine)
+    .filter((l) => l.pod === leaderPod.name && !/"event":"(leader|shard)-work"/.test(l.line))
+    .slice(0, 10)
+    .map((l) => l.line.slice(0, 300));
+  return {
+    kind,
+    leader: leaderPod.name,
+    holders: [...holders],
+    transitions: last.leaseTransitions - first.leaseTransitions,
+    longestGap: longestWorkGap(leaderWork(logs), fromMs, Date.now()),
+    everReady: [...everReady],
+    advertised,
+    badPods: badPods.map(({ name, restarts, waitingReason }) => ({
+      name,
+      restarts,
+      waitingReason,
+    })),
+    conditions: (deployment.status?.conditions ?? []).map(
+      (c) => `${c.type}=${c.status} ${c.reason}`,
+    ),
+    rolloutStatus: await rolloutStatus(demo),
+    badPodEvents: await podEvents(demo, badPodNames),
+    leaderLogLines,
+    observedMs: Math.round(performance.now() - t0),
+  };
+}
+
+/** `kubectl rollout status --watch=false`: its one line, or its error when it fails. */
+async function rolloutStatus(demo: DemoDeployment): Promise<string> {
+  const { cluster, namespace } = demo;
+  try {
+    const out = await cluster.kubectl(
+      'rollout',
+      'status',
+      `deployment/${namespace}`,
+      '-n',
+      namespace,
+      '--watch=false',
+    );
+    return out.trim();
+  } catch (error) {
+    const stderr = (error as { stderr?: unknown }).stderr;
+    return (typeof stderr === 'string' ? stderr : String(error)).trim();
+  }
+}
+
+/** The Events on `pods`, one per reason: `reason: message` (cut at 160 characters). */
+async function podEvents(demo: DemoDeployment, pods: ReadonlySet<string>): Promise<string[]> {
+  const { cluster, namespace } = demo;
+  const events = await cluster.getJson<CoreV1EventList>('get', 'events', '-n', namespace);
+  const byReason = new Map<string, string>();
+  for (const e of events.items) {
+    if (e.involvedObject.kind !== 'Pod' || !pods.has(e.involvedObject.name ?? '')) continue;
+    const reason = e.reason ?? '';
+    if (!byReason.has(reason)) byReason.set(reason, (e.message ?? '').slice(0, 160));
+  }
+  return [...byReason].map(([reason, message]) => `${reason}: ${message}`);
+}
+
+/**
+ * `kubectl rollout undo --to-revision=<revision>`, waited for until the rollout is done and
+ * no pod of another template than `templateHash` is live.
+ */
+export async function undoBadDeploy(
+  demo: DemoDeployment,
+  revision: string,
+  templateHash: string | undefined,
+  timeoutMs = 180_000,
+): Promise<void> {
+  const { cluster, namespace } = demo;
+  await cluster.kubectl(
+    'rollout',
+    'undo',
+    `deployment/${namespace}`,
+    '-n',
+    namespace,
+    `--to-revision=${revision}`,
+  );
+  const t0 = performance.now();
+  for (;;) {
+    const live = await demo.livePods();
+    if ((await demo.rolloutDone()) && live.every((p) => p.templateHash === templateHash)) return;
+    if (performance.now() - t0 > timeoutMs) {
+      throw new Error(`rollout undo to revision ${revision} not done within ${timeoutMs} ms`);
+    }
+    await sleep(500);
+  }
+}
+
+/** The main election's leader-work lines of every pod so far. */
+export function leaderWork(logs: PodLogCollector): LeaderWorkEvent[] {
+  return logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
+}
