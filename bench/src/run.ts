@@ -16,6 +16,7 @@ import { handoffBench } from './handoff.bench.js';
 import { importCostBench } from './import-cost.bench.js';
 import { rolloutBench } from './rollout.bench.js';
 import { rssBench } from './rss.bench.js';
+import { shardsBench } from './shards.bench.js';
 import type { Benchmark, BenchSettings } from './support/benchmark.js';
 
 const BENCHMARKS: readonly Benchmark[] = [
@@ -29,6 +30,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   rssBench,
   compareBench,
   rolloutBench,
+  shardsBench,
   badDeployBench,
   ghostsBench,
 ];
@@ -55,7 +57,7 @@ if (values.help) {
       '  --rounds N    failover, file-handover, handoff: handovers per scenario; rollout: rollouts per case; ghosts: handovers per case (9 cases);',
       '                import-cost, rss: processes per scenario;',
       '                gate-http: A/B rounds of 2 × 5 s (default 10)',
-      '  --seconds N   api-load: steady-state window in seconds (default 60)',
+      '  --seconds N   api-load, shards: steady-state window in seconds (default 60)',
       '  --time-ms N   gate: sampling time per task and repeat in ms (default 1000)',
       '  --repeats N   gate: runs of the whole task set (default 3)',
       '  --quick       compare: fewer rounds and shorter windows, for development',

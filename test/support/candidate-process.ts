@@ -75,7 +75,8 @@ export interface CandidateEvent {
     | 'write-accepted'
     | 'write-rejected'
     | 'unit-done'
-    | 'unit-refused';
+    | 'unit-refused'
+    | 'units';
   /** The candidate's holderIdentity. */
   identity: string;
   /** `new-leader`: the observed holder. */
@@ -95,6 +96,12 @@ export interface CandidateEvent {
   slotMs?: number;
   /** `slot-*`, `write-*`, `unit-*`: the fencing token of the run, write or unit of work. */
   token?: number;
+  /** `sharded` `started`/`stopped`: the shard of the shard term. */
+  shard?: number;
+  /** `sharded` `units`: the shards whose term was live at this tick, with their `tokens`. */
+  shards?: number[];
+  /** `sharded` `units`: the token of each of `shards`. */
+  tokens?: number[];
   /** `unit-*`: the unit of work's number in its term, from 1. */
   unit?: number;
   /** `write-accepted`, `write-rejected`: the ledger entry written. */
@@ -168,9 +175,10 @@ export interface CandidateProcessSettings {
   /**
    * nest-leader only: `elector` (default) — `nest-leader-candidate.ts`, bare `LeaderElector`s;
    * `scheduled-job-app` — `scheduled-job-candidate.ts`, a Nest application with a leader-only
-   * recurring job (one candidate per process).
+   * recurring job (one candidate per process); `sharded` — `sharded-candidate.ts`, one member
+   * of a sharded election (`--shards N` in `extraArgs`).
    */
-  program?: 'elector' | 'scheduled-job-app';
+  program?: 'elector' | 'scheduled-job-app' | 'sharded';
   /** A command and arguments to run the process under, e.g. `['unshare', '--pid', '--fork']`. */
   wrapper?: readonly string[];
 }
@@ -190,6 +198,7 @@ export interface CandidateExit {
 const CLIENT_GO_SCRIPT = join(repoRoot, 'scripts/client-go-candidate.sh');
 const NEST_LEADER_MAIN = fileURLToPath(new URL('./nest-leader-candidate.js', import.meta.url));
 const SCHEDULED_APP_MAIN = fileURLToPath(new URL('./scheduled-job-candidate.js', import.meta.url));
+const SHARDED_MAIN = fileURLToPath(new URL('./sharded-candidate.js', import.meta.url));
 const PYTHON_MAIN = join(PYTHON_DIR, 'candidate.py');
 const UNSAFE_MAIN = fileURLToPath(new URL('./unsafe-candidate.js', import.meta.url));
 
@@ -329,7 +338,12 @@ export class CandidateProcess {
       pythonInterpreter ??= ensurePythonClient();
       command = [await pythonInterpreter, PYTHON_MAIN, ...args];
     } else {
-      const main = options.program === 'scheduled-job-app' ? SCHEDULED_APP_MAIN : NEST_LEADER_MAIN;
+      const main =
+        options.program === 'scheduled-job-app'
+          ? SCHEDULED_APP_MAIN
+          : options.program === 'sharded'
+            ? SHARDED_MAIN
+            : NEST_LEADER_MAIN;
       command = [process.execPath, main, ...args];
     }
     const [file, ...rest] = [...(options.wrapper ?? []), ...command];

@@ -98,6 +98,7 @@ export {
   HANDOFF_ANNOTATION,
   HANDOFF_OFFER_ANNOTATION,
   SCHEDULE_LEDGER_ANNOTATION,
+  SHARDS_ANNOTATION,
   TEMPLATE_BACKOFF_ANNOTATION,
   type LeaseLockOptions,
 } from './locks/kubernetes-object/lease.lock.js';
@@ -125,6 +126,32 @@ export {
   LeaseCandidateRegistration,
   type LeaseCandidateRegistrationOptions,
 } from './locks/candidacy/lease-candidate.registration.js';
+// Sharded elections: the framework-free election, its assignment record and its store
+export { ShardedElection, type ShardOwnershipEvent } from './sharding/sharded-election.js';
+export {
+  MAX_SHARDED_ELECTION_NAME_LENGTH,
+  type ShardCallbacks,
+  type ShardedElectionOptions,
+} from './sharding/sharded-election.options.js';
+export type { ShardTerm } from './sharding/shard-term.js';
+export type { ShardObserver } from './sharding/shard-observer.js';
+export { fnv1a32, shardOfKey } from './sharding/shard-hash.js';
+export { balanceShards } from './sharding/shard-balancer.js';
+export {
+  formatShardAssignment,
+  parseShardAssignment,
+  SHARD_ASSIGNMENT_FORMAT_VERSION,
+  SHARD_ASSIGNMENT_LIMITS,
+  type ShardAssignment,
+  type ShardGrant,
+  type ShardOwner,
+} from './sharding/shard-assignment.js';
+export { assignmentLeaseName, memberLeaseName } from './sharding/member-state.js';
+export type { ListedLease, ShardLeaseStore } from './sharding/shard-lease-store.js';
+export {
+  KubernetesShardLeaseStore,
+  type KubernetesShardLeaseStoreOptions,
+} from './sharding/kubernetes-shard-lease-store.js';
 // What the nest-leader-elector sidecar serves to the app beside it (SidecarLock's other side)
 export type { LeaderFileContent } from './sidecar/leader-file.js';
 export type {

@@ -9,7 +9,7 @@ import type { LockOperation } from './locks/resource-lock.js';
  * A Kubernetes verb nest-leader uses: the locks' `get`/`create`/`update`, `watch` (a lock's
  * watch), `patch` (pod labels), and `delete` (a coordinated candidate's LeaseCandidate).
  */
-export type KubernetesVerb = LockOperation | 'watch' | 'patch' | 'delete';
+export type KubernetesVerb = LockOperation | 'watch' | 'patch' | 'delete' | 'list';
 
 /**
  * How a failed Kubernetes API call is classified:
@@ -35,6 +35,16 @@ export type KubernetesApiErrorKind =
 
 /** The former name of {@link KubernetesApiErrorKind}, kept for existing code. */
 export type LeaseApiErrorKind = KubernetesApiErrorKind;
+
+/**
+ * Why a shard term of a sharded election ended; the reason of its aborted signal:
+ * - `revoked`: the coordinator moved the shard (a join, a leave, rebalancing); it is granted to
+ *   its next owner once this member acknowledged that it stopped.
+ * - `member-epoch-ended`: this member's own Lease was not renewed within renewDeadline, was
+ *   evicted or deleted: every shard of the member ends at once.
+ * - `stopped`: the sharded election is stopping (application shutdown).
+ */
+export type ShardTermEndReason = 'revoked' | 'member-epoch-ended' | 'stopped';
 
 /** Why a leader term ended; the reason of an aborted {@link LeaderTerm.signal}. */
 export type LeaderTermEndReason =

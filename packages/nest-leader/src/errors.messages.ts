@@ -12,6 +12,7 @@ import type {
   KubernetesVerb,
   LeaderTermEndReason,
   LeadershipTransferFailure,
+  ShardTermEndReason,
 } from './errors.interfaces.js';
 import { describeOptionValue, errorText, quoted } from './format.js';
 import type { LockOperation } from './locks/resource-lock.js';
@@ -157,6 +158,21 @@ export function leaderTermEndedMessage(
   leaseTransitions: number,
 ): string {
   return `Leader term ${leaseTransitions} ended: ${termEndReasonText[reason]}.`;
+}
+
+const shardTermEndReasonText: Record<ShardTermEndReason, string> = {
+  revoked: 'the coordinator moved the shard',
+  'member-epoch-ended': "this member's Lease was not renewed in time, evicted or deleted",
+  stopped: 'the sharded election is stopping',
+};
+
+/** Message of `ShardTermEndedError`. */
+export function shardTermEndedMessage(
+  reason: ShardTermEndReason,
+  shard: number,
+  token: number,
+): string {
+  return `Term of shard ${shard} (token ${token}) ended: ${shardTermEndReasonText[reason]}.`;
 }
 
 /** Message of `LeadershipTransferError`. */

@@ -10,6 +10,7 @@ import type {
   KubernetesVerb,
   LeaderTermEndReason,
   LeadershipTransferFailure,
+  ShardTermEndReason,
 } from './errors.interfaces.js';
 import type { LockOperation } from './locks/resource-lock.js';
 import {
@@ -20,6 +21,7 @@ import {
   type KubernetesApiErrorDetails,
   leaderTermEndedMessage,
   leadershipTransferErrorMessage,
+  shardTermEndedMessage,
   LEASE_RESOURCE,
   type LeaseApiErrorDetails,
   lockConflictMessage,
@@ -101,6 +103,7 @@ export type {
   LeaderTermEndReason,
   LeadershipTransferFailure,
   LeaseApiErrorKind,
+  ShardTermEndReason,
 } from './errors.interfaces.js';
 
 /**
@@ -273,6 +276,27 @@ export class LeaderTermEndedError extends LeaderElectionError {
     readonly leaseTransitions: number,
   ) {
     super(leaderTermEndedMessage(reason, leaseTransitions));
+  }
+}
+
+/**
+ * The abort reason of a shard term's `signal` (a sharded election): the term ended, and work
+ * started under it should stop. `reason` says why; `token` is the term's fencing token.
+ */
+export class ShardTermEndedError extends LeaderElectionError {
+  override name = 'ShardTermEndedError';
+
+  /**
+   * @param reason - why the shard term ended
+   * @param shard - the shard, `0 ≤ shard < shards`
+   * @param token - the term's fencing token
+   */
+  constructor(
+    readonly reason: ShardTermEndReason,
+    readonly shard: number,
+    readonly token: number,
+  ) {
+    super(shardTermEndedMessage(reason, shard, token));
   }
 }
 

@@ -20,6 +20,9 @@ export type { CatchUpOptions, CatchUpPolicy } from './core/schedule-ledger/catch
 export type { ResourceLock } from './locks/resource-lock.js';
 export type { SidecarLockSpec } from './locks/lock-selection.js';
 export type { PrometheusRegistry } from './observability/election-metrics.interfaces.js';
+export type { ShardOwnershipEvent } from './sharding/sharded-election.js';
+export type { ShardTerm } from './sharding/shard-term.js';
+export type { ShardObserver } from './sharding/shard-observer.js';
 // Nest layer
 export { LeaderModule } from './nest/leader.module.js';
 export type { LeaderModuleExtras } from './nest/leader.module-definition.js';
@@ -76,3 +79,8 @@ export {
   LeaderHealthIndicator,
   type LeaderHealthIndicatorResult,
 } from './nest/health/leader.health.js';
+// Sharded elections
+export { ShardedElectionService } from './nest/sharded-elections/sharded-election.service.js';
+export { currentShard } from './nest/sharded-elections/shard-term.context.js';
+export type { ShardedElectionModuleOptions } from './nest/sharded-elections/sharded-election-options.interfaces.js';
+export { shardOfKey } from './sharding/shard-hash.js';

@@ -23,6 +23,11 @@ export {
   LEADERSHIP_DURATION_BUCKETS_SECONDS,
   LOCK_REQUEST_DURATION_BUCKETS_SECONDS,
 } from './observability/election-metrics.constants.js';
+export {
+  PrometheusShardObserver,
+  SHARD_METRIC_NAMES,
+  type PrometheusShardObserverOptions,
+} from './observability/prometheus-shard.observer.js';
 export { combineElectionObservers, type Flushable } from './observability/composite.observer.js';
 export {
   DEFAULT_EVENT_REQUEST_TIMEOUT_MS,

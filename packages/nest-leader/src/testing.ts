@@ -10,3 +10,4 @@ export {
   type RecordedLogLevel,
   type RecordedLogLine,
 } from './testing/recording-logger.js';
+export { MemoryShardLeaseStore, WatchableMemoryLock } from './sharding/memory-shard-lease-store.js';

@@ -86,6 +86,13 @@ export interface LeaseRecord {
    * true; not part of the election record. `undefined` when absent.
    */
   handoffOffer?: LeaseHandoffOffer;
+  /**
+   * A sharded election's text (see `src/sharding/`), stored beside the election record (the
+   * Lease's annotation `nest-leader/shards`): the shard assignment on the assignment Lease, the
+   * member's acknowledgement on a member Lease. Locks store and return it unread; the elector
+   * carries it along unchanged. Not part of the election record. `undefined` when absent.
+   */
+  shards?: string;
 }
 
 /** See {@link LeaseRecord.handoffOffer}. */
@@ -203,6 +210,7 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
     copy.candidates = copyAdvertisedCandidates(record.candidates);
   if (record.templateBackoff !== undefined) copy.templateBackoff = { ...record.templateBackoff };
   if (record.handoffOffer !== undefined) copy.handoffOffer = { ...record.handoffOffer };
+  if (record.shards !== undefined) copy.shards = record.shards;
   return copy;
 }
 
@@ -232,6 +240,7 @@ export function parseLeaseRecord(fields: Record<string, unknown>): LeaseRecord {
   if (templateBackoff) record.templateBackoff = templateBackoff;
   const handoffOffer = parseLeaseHandoffOffer(fields.handoffOffer);
   if (handoffOffer) record.handoffOffer = handoffOffer;
+  if (typeof fields.shards === 'string') record.shards = fields.shards;
   return record;
 }
 

@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { ShardedElectionModuleOptions } from './sharded-elections/sharded-election-options.interfaces.js';
 import type { FactoryProvider, ModuleMetadata, Provider, Type } from '@nestjs/common';
 import {
   LEADER_ELECTOR_SETTING_NAMES,
@@ -184,7 +185,8 @@ export interface ElectionModuleExtras {
 }
 
 /** Options of `LeaderModule.registerElection()`. */
-export interface RegisterElectionOptions extends ElectionOptions, ElectionModuleExtras {}
+export interface RegisterElectionOptions
+  extends ElectionOptions, ElectionModuleExtras, ShardedElectionModuleOptions {}
 
 /** What `registerElectionAsync({ useClass })` / `({ useExisting })` provides. */
 export interface ElectionOptionsFactory {

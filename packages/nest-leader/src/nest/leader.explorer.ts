@@ -56,10 +56,13 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
       const className = prototype.constructor.name;
       const leaderOnly = leaderMetadata.leaderOnly(method);
       if (leaderOnly) {
-        const election = this.elections.get(leaderOnly.election, className, methodName); // or throw
         hasLeaderOnly = true;
-        if (isStatic)
-          this.registerLedgerJob(election, instance as object, methodName, method as object);
+        // A sharded election's methods run per owned shard: no schedule ledger of their own.
+        if (!this.elections.isSharded(leaderOnly.election)) {
+          const election = this.elections.get(leaderOnly.election, className, methodName); // or throw
+          if (isStatic)
+            this.registerLedgerJob(election, instance as object, methodName, method as object);
+        }
       }
       for (const { event, election } of leaderMetadata.leadershipEvents(method)) {
         const { orchestrator } = this.elections.get(election, className, methodName);

@@ -15,10 +15,16 @@ import {
   OPTIONS_TYPE,
 } from './leader.module-definition.js';
 import type {
+  ElectionOptions,
   ElectionOptionsFactory,
   RegisterElectionAsyncOptions,
   RegisterElectionOptions,
 } from './leader-module-options.interfaces.js';
+import {
+  createShardedElectionProviders,
+  shardedElectionExports,
+} from './sharded-elections/sharded-election.providers.js';
+import type { ShardedElectionModuleOptions } from './sharded-elections/sharded-election-options.interfaces.js';
 import { nestMessages } from './nest.messages.js';
 
 /**
@@ -62,10 +68,26 @@ export class LeaderModule extends ConfigurableModuleClass {
    * override the defaults `forRoot()` set (without `forRoot()`, the library's defaults).
    * @throws InvalidLeaderElectionOptionError for an empty name or `'default'` (at once), and
    *   for invalid options when the application is created, naming the option and the election.
+   * With `shards`, the election is sharded: N shards spread over the replicas, each owned by one
+   * replica at a time; its `@LeaderOnly(name)` methods run once per owned shard
+   * (`currentShard(name)`), and `@InjectElection(name)` injects a `ShardedElectionService`
+   * (see the docs' "Sharded leadership").
    * @example `LeaderModule.registerElection({ name: 'shard-a', leaseName: 'orders-shard-a' })`
+   * @example `LeaderModule.registerElection({ name: 'orders', leaseName: 'orders', shards: 64 })`
    */
   static registerElection(options: RegisterElectionOptions): DynamicModule {
-    const { name, isGlobal, providers, ...electionOptions } = options;
+    const { name, isGlobal, providers, ...given } = options;
+    const { shards, drainTimeoutSeconds, shardStore, ...electionOptions } = given;
+    if (shards !== undefined) {
+      const sharded = { shards, drainTimeoutSeconds, shardStore };
+      return shardedElectionModule(
+        validateElectionName(name),
+        isGlobal,
+        providers,
+        sharded,
+        electionOptions,
+      );
+    }
     return electionModule(validateElectionName(name), isGlobal, providers, [
       { provide: getElectionGivenOptionsToken(name), useValue: electionOptions },
     ]);
@@ -123,6 +145,22 @@ function withDefaultElection(
       LEADER_MODULE_OPTIONS,
       ...electionExports(DEFAULT_ELECTION_NAME),
     ],
+  };
+}
+
+function shardedElectionModule(
+  name: string,
+  isGlobal = true,
+  userProviders: Provider[] = [],
+  sharded: ShardedElectionModuleOptions,
+  given: ElectionOptions,
+): DynamicModule {
+  return {
+    module: LeaderModule,
+    global: isGlobal,
+    imports: [LeaderCoreModule],
+    providers: [...createShardedElectionProviders(name, given, sharded), ...userProviders],
+    exports: shardedElectionExports(name),
   };
 }
 

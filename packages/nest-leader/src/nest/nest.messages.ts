@@ -41,6 +41,23 @@ export const nestMessages = {
     `renewDeadline ${d.renewDeadlineSeconds}s, retryPeriod ${d.retryPeriodSeconds}s, ` +
     `shutdownGrace ${d.shutdownGraceMs}ms.`,
   shutdownGraceRule: 'must be a finite number of milliseconds, zero or more',
+  shardedElectionStarting: (d: {
+    election: string;
+    identity: string;
+    leaseName: string;
+    shards: number;
+    store: string;
+    leaseDurationSeconds: number;
+    renewDeadlineSeconds: number;
+    retryPeriodSeconds: number;
+  }) =>
+    `Sharded election ${quoted(d.election)} starting: ${d.shards} shards, identity ${quoted(d.identity)}, ` +
+    `Lease ${quoted(d.leaseName)} (${d.store}), leaseDuration ${d.leaseDurationSeconds}s, ` +
+    `renewDeadline ${d.renewDeadlineSeconds}s, retryPeriod ${d.retryPeriodSeconds}s.`,
+  shardedElectionStopped: (election: string) =>
+    `Sharded election ${quoted(election)} stopped: its shards drained and its member Lease released.`,
+  shardedLockRule:
+    "must be a Lease lock ('kubernetes', or 'auto' finding a cluster) for a sharded election, or pass shardStore",
   notLeader: (leader: string | undefined) =>
     leader
       ? `This replica is not the leader; the leader is ${quoted(leader)}.`

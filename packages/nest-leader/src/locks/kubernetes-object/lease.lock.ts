@@ -14,7 +14,12 @@ import {
 } from './kubernetes-object.lock.js';
 import { type LeaseWatchOptions, watchLease } from './lease.watcher.js';
 import { toMicroTime } from '../../kubernetes/micro-time.js';
-import { type LeaseRecord, parseLeaseRecord, parseLeaseTime } from '../resource-lock.js';
+import {
+  type LeaseRecord,
+  parseLeaseRecord,
+  parseLeaseTime,
+  type VersionedLeaseRecord,
+} from '../resource-lock.js';
 import { formatAdvertisedCandidates } from '../advertised-candidates.js';
 import type { LockWatch, LockWatchListener, WatchableLock } from '../watchable-lock.js';
 
@@ -100,6 +105,14 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     );
   }
 
+  /**
+   * Takes a Lease of this name read by another request (a LIST of the namespace) as the one last
+   * read: `update` writes over it. Returns its record and version.
+   */
+  adopt(lease: V1Lease): VersionedLeaseRecord {
+    return this.remember(lease);
+  }
+
   /** A record from any Lease, including one without `spec` or with nonsense in it. */
   protected toRecord(lease: V1Lease): LeaseRecord {
     const annotations = lease.metadata?.annotations;
@@ -108,6 +121,7 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
     const candidates = annotations?.[CANDIDATES_ANNOTATION];
     const templateBackoff = annotations?.[TEMPLATE_BACKOFF_ANNOTATION];
     const handoffOffer = annotations?.[HANDOFF_OFFER_ANNOTATION];
+    const shards = annotations?.[SHARDS_ANNOTATION];
     return parseLeaseRecord({
       ...lease.spec,
       scheduleLedger,
@@ -115,6 +129,7 @@ export class LeaseLock extends KubernetesObjectLock<V1Lease> implements Watchabl
       candidates,
       templateBackoff,
       handoffOffer,
+      shards,
     });
   }
 
@@ -188,6 +203,13 @@ export const TEMPLATE_BACKOFF_ANNOTATION = 'nest-leader/template-backoff';
 export const HANDOFF_OFFER_ANNOTATION = 'nest-leader/handoff-offer';
 
 /**
+ * The annotation of a sharded election's Leases (see `LeaseRecord.shards`): on the assignment
+ * Lease the shard assignment, on a member Lease the member's acknowledgement. Written only by
+ * nest-leader; bounded and validated when read.
+ */
+export const SHARDS_ANNOTATION = 'nest-leader/shards';
+
+/**
  * `metadata` with the record's ledger, handoff marker, candidates, template backoff and handoff
  * offer as annotations (a record without a marker, candidates, backoff or offer removes that
  * annotation); other annotations are kept.
@@ -217,6 +239,7 @@ function withScheduleLedger(metadata: V1ObjectMeta, record: LeaseRecord): V1Obje
   } else {
     delete annotations[HANDOFF_OFFER_ANNOTATION];
   }
+  if (record.shards !== undefined) annotations[SHARDS_ANNOTATION] = record.shards;
   if (Object.keys(annotations).length === 0 && metadata.annotations === undefined) return metadata;
   return { ...metadata, annotations };
 }

@@ -27,6 +27,11 @@ export interface LeaseWatchTarget {
   kubeConfig: KubeConfig;
   name: string;
   namespace: string;
+  /**
+   * Watch every Lease of the namespace (no field selector; RBAC `watch` on `leases` without
+   * `resourceNames`), each delivered through `remember`: a sharded election's member Leases.
+   */
+  everyLease?: boolean;
   /** The resourceVersion of the Lease as last read or written by the lock, if any. */
   lastVersion(): string | undefined;
   /** Takes a watched object as the lock's latest (its metadata is kept on the next update). */
@@ -74,7 +79,7 @@ export function watchLease(
       let gone = false;
       let ended = false;
       const query = {
-        fieldSelector: `metadata.name=${target.name}`,
+        fieldSelector: target.everyLease ? undefined : `metadata.name=${target.name}`,
         allowWatchBookmarks: true,
         timeoutSeconds:
           target.timeoutSeconds ?? Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + Math.random())),

@@ -12,6 +12,7 @@ import type { RegisteredElection } from './registered-election.interfaces.js';
 export class ElectionDirectory {
   private readonly elections = new Map<string, RegisteredElection>();
   private readonly gateMap = new Map<string, LeaderOnlyGateLike>();
+  private readonly sharded = new Set<string>();
 
   /** The `@LeaderOnly()` gates of the application, by election: what instances are bound to. */
   get gates(): LeaderOnlyGates {
@@ -20,14 +21,30 @@ export class ElectionDirectory {
 
   /** @throws DuplicateElectionError if an election of that name is registered already. */
   register(election: RegisteredElection): void {
-    if (this.elections.has(election.name)) throw new DuplicateElectionError(election.name);
+    if (this.gateMap.has(election.name)) throw new DuplicateElectionError(election.name);
     this.elections.set(election.name, election);
     this.gateMap.set(election.name, election.gate);
   }
 
   /** Names of the registered elections, in registration order. */
+  /**
+   * Adds a sharded election's `@LeaderOnly()` gate (it has no elector of its own here: its
+   * service runs its lifecycle).
+   * @throws DuplicateElectionError if an election of that name is already registered
+   */
+  registerSharded(name: string, gate: LeaderOnlyGateLike): void {
+    if (this.gateMap.has(name)) throw new DuplicateElectionError(name);
+    this.sharded.add(name);
+    this.gateMap.set(name, gate);
+  }
+
+  /** True when `name` is a sharded election. */
+  isSharded(name: string): boolean {
+    return this.sharded.has(name);
+  }
+
   names(): string[] {
-    return [...this.elections.keys()];
+    return [...this.gateMap.keys()];
   }
 
   /** Every registered election, in registration order. */

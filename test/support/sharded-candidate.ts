@@ -1,0 +1,156 @@
+/**
+ * A member of a sharded election (`ShardedElection` + `KubernetesShardLeaseStore`) as one OS
+ * process, started by the candidate harness (`program: 'sharded'`), with the harness's flags
+ * and JSON-lines events:
+ *
+ *   node test/dist/support/sharded-candidate.js --kubeconfig K --lease-name L --namespace N \
+ *     --identity m1 --shards 64 [--lease-duration 4s --renew-deadline 3s --retry-period 1s]
+ *
+ * `ready` when it joins; `started`/`stopped` per shard term (`shard`, `token`, `reason`); and
+ * every 200 ms one `units` line: the shards whose term passed its call-time check
+ * (`term.isLive()`) right then, with their tokens — the work each owner actually did, which the
+ * per-shard overlap check judges (a paused process does no units, and its first check after
+ * waking fails). SIGTERM leaves gracefully (drains, releases its member Lease) and exits 0.
+ *
+ * With `--fenced-dir D`, each tick also writes one entry per live shard to that shard's fenced
+ * ledger (`D/shard-<n>.sqlite`, the README's `examples/fenced-ledger.ts`, which refuses a token
+ * lower than one it holds) under the shard's token: `write-accepted` or `write-rejected`
+ * (`shard`, `token`). With `--pause-file P`, while P exists it announces `write-window` after
+ * its check and waits for P to be gone before writing: the window in which a test SIGSTOPs it.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { type ElectionLogger, KubernetesShardLeaseStore, ShardedElection } from 'nest-leader/core';
+import type { CandidateEvent } from './candidate-process.js';
+import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
+import { monotonicNowMs } from './monotonic-time.js';
+
+function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
+  const line: CandidateEvent = {
+    ...event,
+    monotonicMs: monotonicNowMs(),
+    time: new Date().toISOString(),
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+function logEvents(identity: string): ElectionLogger {
+  const log = (level: string) => (message: string) =>
+    emit({ event: 'log', identity, level, message });
+  return { debug: () => undefined, info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+const UNIT_PERIOD_MS = 200;
+
+interface FencedLedgerModule {
+  openFencedLedger(path: string): DatabaseSync;
+  fencedWrite(db: DatabaseSync, token: number, writer: string, entry: string): void;
+}
+
+/** Writes `token`'s entry to the fenced ledger of each shard (see the file's comment). */
+async function fencedWrites(
+  identity: string,
+  dir: string,
+  pauseFile: string | undefined,
+  live: { shard: number; token: number }[],
+  ledgers: Map<number, DatabaseSync>,
+  ledger: FencedLedgerModule,
+): Promise<void> {
+  if (live.length === 0) return;
+  if (pauseFile && existsSync(pauseFile)) {
+    emit({ event: 'write-window', identity, shard: live[0]!.shard, token: live[0]!.token });
+    while (existsSync(pauseFile)) await sleep(20);
+  }
+  for (const { shard, token } of live) {
+    let db = ledgers.get(shard);
+    if (!db) ledgers.set(shard, (db = ledger.openFencedLedger(join(dir, `shard-${shard}.sqlite`))));
+    const entry = `${identity}@${token}`;
+    try {
+      ledger.fencedWrite(db, token, identity, entry);
+      emit({ event: 'write-accepted', identity, shard, token, entry });
+    } catch (error) {
+      emit({
+        event: 'write-rejected',
+        identity,
+        shard,
+        token,
+        entry,
+        error: (error as Error).message,
+      });
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      ...CANDIDATE_FLAG_OPTIONS,
+      shards: { type: 'string', default: '64' },
+      'fenced-dir': { type: 'string' },
+      'pause-file': { type: 'string' },
+    },
+  });
+  const identity = values.identity;
+  if (!identity || !values['lease-name'] || !values.kubeconfig) {
+    throw new Error('--identity, --lease-name and --kubeconfig are required');
+  }
+  const election = new ShardedElection({
+    name: values['lease-name'],
+    shards: Number(values.shards),
+    store: new KubernetesShardLeaseStore({
+      kubeConfig: values.kubeconfig,
+      namespace: values.namespace,
+      identity,
+    }),
+    identity,
+    ...timingsFromFlags(values),
+    logger: logEvents(identity),
+    callbacks: {
+      onShardStarted: (term) =>
+        emit({ event: 'started', identity, shard: term.shard, token: term.token }),
+      onShardStopped: (term, reason) =>
+        emit({ event: 'stopped', identity, shard: term.shard, token: term.token, reason }),
+    },
+  });
+  let exiting = false;
+  const shutdown = async () => {
+    if (exiting) return;
+    exiting = true;
+    await election.stop();
+    emit({ event: 'exit', identity, reason: 'signal' });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  const fencedDir = values['fenced-dir'];
+  const ledger = fencedDir
+    ? ((await import(
+        new URL('../../../packages/nest-leader/build/examples/fenced-ledger.js', import.meta.url)
+          .href
+      )) as FencedLedgerModule)
+    : undefined;
+  const ledgers = new Map<number, DatabaseSync>();
+  emit({ event: 'ready', identity });
+  election.start();
+  for (;;) {
+    await sleep(UNIT_PERIOD_MS);
+    const shards: number[] = [];
+    const tokens: number[] = [];
+    for (const shard of election.ownedShards()) {
+      const term = election.shardTerm(shard);
+      if (!term?.isLive()) continue;
+      shards.push(shard);
+      tokens.push(term.token);
+    }
+    emit({ event: 'units', identity, shards, tokens });
+    if (ledger) {
+      const live = shards.map((shard, i) => ({ shard, token: tokens[i]! }));
+      await fencedWrites(identity, fencedDir!, values['pause-file'], live, ledgers, ledger);
+    }
+  }
+}
+
+await main();
