@@ -60,7 +60,35 @@ export interface LeaderTermLifetimeOptions {
   onEnded(reason: LeaderTermEndReason, durationMs: number): void;
 }
 
-const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get!;
+/** `AbortSignal.prototype.aborted`'s own getter: whether the signal was aborted, no re-check. */
+export const nativeAborted = Object.getOwnPropertyDescriptor(
+  AbortSignal.prototype,
+  'aborted',
+)!.get!;
+
+/**
+ * Makes a term's signal check its term at call time: reading `aborted` or calling
+ * `throwIfAborted()` runs `isLive()` first, so code that only looks at the signal after a pause
+ * never sees "not aborted" before a timer had a chance to run. Used by {@link LeaderTermLifetime}
+ * and by the sharded election's shard terms.
+ * @param signal - the term's signal (its controller aborts it when the term ends)
+ * @param isLive - the term's call-time check; it aborts the signal when the term is over
+ */
+export function checkTermOnRead(signal: AbortSignal, isLive: () => boolean): void {
+  Object.defineProperties(signal, {
+    aborted: {
+      get: () => {
+        if (!nativeAborted.call(signal)) isLive();
+        return nativeAborted.call(signal) as boolean;
+      },
+    },
+    throwIfAborted: {
+      value: () => {
+        if (!isLive()) throw signal.reason;
+      },
+    },
+  });
+}
 
 /**
  * The lifetime of one leader term on the elector's side: the {@link LeaderTerm} users hold, a
@@ -97,21 +125,7 @@ export class LeaderTermLifetime {
     this.lastRenewStart = options.startedMs;
     const signal = this.controller.signal;
     const isLive = (): boolean => this.isLive();
-    // Reading `aborted` (or `throwIfAborted()`) re-checks the deadline: code that only looks
-    // at the signal after a pause must not see "not aborted" before our timer had a chance.
-    Object.defineProperties(signal, {
-      aborted: {
-        get: () => {
-          if (!nativeAborted.call(signal)) isLive();
-          return nativeAborted.call(signal) as boolean;
-        },
-      },
-      throwIfAborted: {
-        value: () => {
-          if (!isLive()) throw signal.reason;
-        },
-      },
-    });
+    checkTermOnRead(signal, isLive);
     this.term = Object.freeze({
       leaseTransitions: options.leaseTransitions,
       acquiredAt: new Date(options.acquiredAt.getTime()),

@@ -5,7 +5,7 @@
 
 import { ShardTermEndedError } from '../errors.js';
 import type { ShardTermEndReason } from '../errors.interfaces.js';
-import type { LeaderTerm } from '../core/leader-term.js';
+import { checkTermOnRead, nativeAborted, type LeaderTerm } from '../core/leader-term.js';
 
 /**
  * A shard owned by this member, as work started for it holds it: bound to one grant.
@@ -32,8 +32,6 @@ export interface ShardTerm {
   throwIfEnded(): void;
 }
 
-const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get!;
-
 /** The owner's side of a {@link ShardTerm}: its end and drain. @internal */
 export class ShardTermLifetime {
   readonly term: ShardTerm;
@@ -52,19 +50,7 @@ export class ShardTermLifetime {
       this.end('member-epoch-ended');
       return false;
     };
-    Object.defineProperties(signal, {
-      aborted: {
-        get: () => {
-          if (!nativeAborted.call(signal)) isLive();
-          return nativeAborted.call(signal) as boolean;
-        },
-      },
-      throwIfAborted: {
-        value: () => {
-          if (!isLive()) throw signal.reason;
-        },
-      },
-    });
+    checkTermOnRead(signal, isLive);
     this.term = Object.freeze({
       shard,
       token,
