@@ -217,7 +217,12 @@ describe('FileLock: a holder hidden by /proc hidepid', () => {
       ],
       { cwd, encoding: 'utf8', timeout: 20_000 },
     );
-    assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      run.status,
+      0,
+      `${run.stderr}\n(this process runs as uid ${OTHER_UID}: it must be able to read the checkout ` +
+        `${cwd} and the Node binary; a checkout in a 0700 directory, such as mktemp -d's, is not)`,
+    );
     rmSync(own, { recursive: true, force: true });
     return JSON.parse(run.stdout.trim()) as { state: string; detail?: string };
   }
