@@ -101,6 +101,15 @@ export interface LeaderElectionTimings {
   retryPeriodSeconds: number;
 }
 
+/** The names of {@link LeaderElectionTimings}, each once (the compiler checks it). */
+export const LEADER_ELECTION_TIMING_NAMES = Object.freeze(
+  Object.keys({
+    leaseDurationSeconds: true,
+    renewDeadlineSeconds: true,
+    retryPeriodSeconds: true,
+  } satisfies Record<keyof LeaderElectionTimings, true>),
+) as readonly (keyof LeaderElectionTimings)[];
+
 /** Options of {@link LeaderElector}. */
 export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
   /** Where the election record lives: `LeaseLock`, `FileLock` or `MemoryLock`. */
@@ -646,8 +655,9 @@ export function resolveLeaderElectorOptions(
 
 /**
  * How long one request to the lock may take before the elector gives up on it: half the
- * renew deadline, at least 1 s. `LeaderElectionService.verifyTerm()` and the sidecar's transfer
- * endpoint read the Lease within the same bound.
+ * renew deadline, at least 1 s. The one formula of the request timeout: the elector, the sharded
+ * election's member Lease, `LeaderElectionService.verifyTerm()` and the sidecar's transfer
+ * endpoint all use it.
  * @param renewDeadlineSeconds - the election's renew deadline, seconds
  * @returns the timeout, milliseconds
  */

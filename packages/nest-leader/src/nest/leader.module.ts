@@ -44,7 +44,9 @@ export class LeaderModule extends ConfigurableModuleClass {
    * @example `LeaderModule.forRoot({ leaseName: 'billing-worker' })`
    */
   static override forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
-    return withDefaultElection(super.forRoot(options), options.providers);
+    const { isGlobal: _isGlobal, providers, ...given } = options;
+    // The default election's options, handed over as registerElection() hands a named one's.
+    return withDefaultElection(super.forRoot(options), providers, { useValue: given });
   }
 
   /**
@@ -60,7 +62,9 @@ export class LeaderModule extends ConfigurableModuleClass {
    * ```
    */
   static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withDefaultElection(super.forRootAsync(options), options.providers);
+    return withDefaultElection(super.forRootAsync(options), options.providers, {
+      useExisting: LEADER_MODULE_OPTIONS,
+    });
   }
 
   /**
@@ -123,20 +127,21 @@ export class LeaderModule extends ConfigurableModuleClass {
   }
 }
 
-/** `forRoot()`'s module plus the default election; user providers last, so they replace ours. */
+/**
+ * `forRoot()`'s module plus the default election, whose options `given` provides; user
+ * providers last, so they replace ours.
+ */
 function withDefaultElection(
   definition: DynamicModule,
   userProviders: Provider[] = [],
+  given: { useValue: ElectionOptions } | { useExisting: typeof LEADER_MODULE_OPTIONS },
 ): DynamicModule {
   return {
     ...definition,
     imports: [...(definition.imports ?? []), LeaderCoreModule],
     providers: [
       ...(definition.providers ?? []),
-      {
-        provide: getElectionGivenOptionsToken(DEFAULT_ELECTION_NAME),
-        useExisting: LEADER_MODULE_OPTIONS,
-      },
+      { provide: getElectionGivenOptionsToken(DEFAULT_ELECTION_NAME), ...given },
       ...createElectionProviders(DEFAULT_ELECTION_NAME),
       ...userProviders,
     ],

@@ -27,6 +27,8 @@ export interface MemberLeaseOptions {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /** How long one request to the Lease may take: `lockRequestTimeoutMs` of the renew deadline. */
+  requestTimeoutMs: number;
   /** A new epoch began (the member holds its Lease). */
   onEpochStarted(term: LeaderTerm): void;
   /** The epoch ended (called once, synchronously, before the Lease may be written again). */
@@ -61,8 +63,12 @@ export class MemberLease {
 
   constructor(options: MemberLeaseOptions) {
     this.options = options;
-    const timeoutMs = Math.max(1000, options.renewDeadlineMs / 2);
-    this.requests = new LockRequests(options.lock, options.clock, timeoutMs, NO_REQUEST_LISTENER);
+    this.requests = new LockRequests(
+      options.lock,
+      options.clock,
+      options.requestTimeoutMs,
+      NO_REQUEST_LISTENER,
+    );
   }
 
   /** The live epoch's term, if any (re-checks the renew deadline at call time). */

@@ -9,6 +9,7 @@ import {
   consoleElectionLogger,
   type ElectionLogger,
   type LeaderElectionTimings,
+  lockRequestTimeoutMs,
   validateLeaderElectionTimings,
 } from '../core/leader-elector.options.js';
 import { isCandidateIdentity } from '../locks/peer-bounds.js';
@@ -78,6 +79,8 @@ export interface ResolvedShardedElectionOptions {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /** Per-request timeout of the member's Lease: {@link lockRequestTimeoutMs}. */
+  requestTimeoutMs: number;
   drainTimeoutMs: number;
   callbacks: ShardCallbacks;
   observer: ShardObserver | undefined;
@@ -136,6 +139,7 @@ export function resolveShardedElectionOptions(
     leaseDurationMs: timings.leaseDurationSeconds * 1000,
     renewDeadlineMs: timings.renewDeadlineSeconds * 1000,
     retryPeriodMs: timings.retryPeriodSeconds * 1000,
+    requestTimeoutMs: lockRequestTimeoutMs(timings.renewDeadlineSeconds),
     drainTimeoutMs: drainTimeoutSeconds * 1000,
     callbacks: options.callbacks ?? {},
     observer: options.observer,

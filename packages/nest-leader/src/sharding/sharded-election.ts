@@ -100,6 +100,7 @@ export class ShardedElection {
       leaseDurationMs: config.leaseDurationMs,
       renewDeadlineMs: config.renewDeadlineMs,
       retryPeriodMs: config.retryPeriodMs,
+      requestTimeoutMs: config.requestTimeoutMs,
       onEpochStarted: () => this.enqueueApply(),
       onEpochEnded: () => this.endAll('member-epoch-ended'),
     });

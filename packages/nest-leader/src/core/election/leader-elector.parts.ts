@@ -12,7 +12,6 @@ import { CandidacySession } from '../handoff/coordinated-election.js';
 import { ElectionNotifier } from './election-notifier.js';
 import { electionMessages } from '../election.messages.js';
 import { HolderChecks } from './holder-checks.js';
-import { LeaderTermLifetime } from '../leader-term.js';
 import {
   MAX_LEASE_TRANSITIONS,
   type ResolvedLeaderElectorOptions,
@@ -61,11 +60,6 @@ export interface LeaderElectorParts {
   observe(current: VersionedLeaseRecord): void;
   /** leaseTransitions + 1 for a new term, wrapping to 0 past the int32 maximum (logged). */
   nextTransitions(value: number): number;
-  /**
-   * A new term's lifetime, reported to the notifier: its token and `acquireTime` from `record`
-   * (the record that began it), its first renew deadline counted from `writeStartedMs`.
-   */
-  newTerm(record: LeaseRecord, writeStartedMs: number): LeaderTermLifetime;
 }
 
 /**
@@ -138,17 +132,5 @@ export function assembleLeaderElector(
     candidacy: new CandidacySession(config.coordinated, logger, clock),
     observe,
     nextTransitions,
-    newTerm: (record, writeStartedMs) => {
-      const active: LeaderTermLifetime = new LeaderTermLifetime({
-        leaseTransitions: record.leaseTransitions,
-        acquiredAt: record.acquireTime ?? clock.wallNow(),
-        startedMs: writeStartedMs,
-        renewDeadlineMs: config.renewDeadlineMs,
-        clock,
-        onRenewDeadlineExceeded: () => notifier.renewDeadlineExceeded(),
-        onEnded: (reason, durationMs) => notifier.termEnded(active.term, reason, durationMs),
-      });
-      return active;
-    },
   };
 }

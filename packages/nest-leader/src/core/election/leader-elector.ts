@@ -102,7 +102,6 @@ export class LeaderElector {
   private readonly candidacy: CandidacySession;
   private readonly observe: (current: VersionedLeaseRecord) => void;
   private readonly nextTransitions: (value: number) => number;
-  private readonly newTerm: (record: LeaseRecord, writeStartedMs: number) => LeaderTermLifetime;
   private current: LeaderTermLifetime | undefined;
   /** leaseTransitions of our last attempted write naming us: what `release` may clear. */
   private ownTransitions: number | undefined;
@@ -142,7 +141,6 @@ export class LeaderElector {
       candidacy: this.candidacy,
       observe: this.observe,
       nextTransitions: this.nextTransitions,
-      newTerm: this.newTerm,
     } = assembleLeaderElector(config, () => this.endTerm()));
   }
 
@@ -405,8 +403,22 @@ export class LeaderElector {
     return true;
   }
 
+  /**
+   * Begins a term on the record just written: its token and `acquireTime` from that record, its
+   * first renew deadline counted from `writeStartedMs` (the step-down timer of `LeaderTermLifetime`).
+   */
   private beginTerm(writeStartedMs: number, reason: LeadershipChangeReason): void {
-    const active = this.newTerm(this.observed.record!, writeStartedMs);
+    const record = this.observed.record!;
+    const active: LeaderTermLifetime = new LeaderTermLifetime({
+      leaseTransitions: record.leaseTransitions,
+      acquiredAt: record.acquireTime ?? this.clock.wallNow(),
+      startedMs: writeStartedMs,
+      renewDeadlineMs: this.config.renewDeadlineMs,
+      clock: this.clock,
+      onRenewDeadlineExceeded: () => this.notifier.renewDeadlineExceeded(),
+      onEnded: (endReason, durationMs) =>
+        this.notifier.termEnded(active.term, endReason, durationMs),
+    });
     this.current = active;
     this.holders.termBegan();
     this.notifier.startedLeading(active.term, reason);

@@ -26,8 +26,8 @@ export interface LockRequestListener {
 
 /**
  * A {@link ResourceLock} as the elector calls it, as client-go bounds each call by a context
- * with a timeout: every request is aborted after `timeoutMs` (the elector's max(1 s,
- * renewDeadline / 2)) or when the caller's signal aborts, even if the lock ignores its signal,
+ * with a timeout: every request is aborted after `timeoutMs` (the elector's
+ * `lockRequestTimeoutMs`) or when the caller's signal aborts, even if the lock ignores its signal,
  * and is reported to the listener (verb, outcome, latency). Failures are rethrown unchanged.
  * @internal
  */

@@ -1,4 +1,5 @@
 import {
+  LEADER_ELECTION_TIMING_NAMES,
   LEADER_ELECTOR_SETTING_NAMES,
   type LeaderElectorSettings,
 } from '../../core/leader-elector.options.js';
@@ -6,10 +7,9 @@ import { InvalidLeaderElectionOptionError } from '../../errors.js';
 import { DEFAULT_ELECTION_NAME } from '../leader.constants.js';
 import {
   ELECTOR_SETTING_MODULE_NAMES,
-  type LeaderModuleElectorSettings,
   moduleSettingName,
 } from '../leader-module-options.interfaces.js';
-import type { ResolvedElectionOptions } from './elections.interfaces.js';
+import type { ElectorSettingsAsGiven, ResolvedElectionOptions } from './elections.interfaces.js';
 
 /**
  * The one place where option names of the core (`LeaderElector`, the locks) become the names
@@ -25,29 +25,36 @@ const MODULE_OPTION_NAMES = {
   podRoleLabel: { labelKey: 'podRoleLabel.labelKey' } as Record<string, string>,
 };
 
+/** The elector settings the resolver passes on as given: all but the timings (resolved apart). */
+const PASSED_SETTING_NAMES = LEADER_ELECTOR_SETTING_NAMES.filter(
+  (name) => !(LEADER_ELECTION_TIMING_NAMES as readonly string[]).includes(name),
+);
+
 /**
- * The elector settings among module options (`LeaderModuleElectorSettings`), each under the
- * module's name, leaving out unset ones (so they do not hide `forRoot()`'s defaults).
+ * The elector settings among module options (`LeaderModuleElectorSettings`) but the timings,
+ * each under the module's name, leaving out unset ones (so they do not hide `forRoot()`'s
+ * defaults).
  */
-export function pickElectorSettings(options: object): LeaderModuleElectorSettings {
+export function pickElectorSettings(options: object): ElectorSettingsAsGiven {
   const picked: Record<string, unknown> = {};
-  for (const name of LEADER_ELECTOR_SETTING_NAMES) {
+  for (const name of PASSED_SETTING_NAMES) {
     const value = (options as Record<string, unknown>)[moduleSettingName(name)];
     if (value !== undefined) picked[moduleSettingName(name)] = value;
   }
-  return picked as LeaderModuleElectorSettings;
+  return picked as ElectorSettingsAsGiven;
 }
 
 /**
- * The `LeaderElector` settings of an election's resolved options, by the elector's names: what
- * the elector is built with, unchanged (it checks them and applies its defaults).
+ * The `LeaderElector` settings of an election's resolved options but the timings (the elector
+ * takes `options.timings` beside them), by the elector's names: what the elector is built with,
+ * unchanged (it checks them and applies its defaults).
  */
 export function toElectorSettings(
   options: ResolvedElectionOptions,
 ): Partial<LeaderElectorSettings> & Pick<LeaderElectorSettings, 'identity'> {
   const settings: Record<string, unknown> = {};
-  for (const name of LEADER_ELECTOR_SETTING_NAMES)
-    settings[name] = options[moduleSettingName(name)];
+  const given = options as unknown as Record<string, unknown>;
+  for (const name of PASSED_SETTING_NAMES) settings[name] = given[moduleSettingName(name)];
   return settings as Partial<LeaderElectorSettings> & Pick<LeaderElectorSettings, 'identity'>;
 }
 

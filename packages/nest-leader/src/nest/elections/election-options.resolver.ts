@@ -1,7 +1,10 @@
 import { SystemClock } from '../../core/clock.js';
 import { resolveIdentity } from '../../core/identity.js';
 import { rejectUnknownOptions } from '../../core/option-names.js';
-import { withDefaultTimings } from '../../core/leader-elector.options.js';
+import {
+  type LeaderElectionTimings,
+  validateLeaderElectionTimings,
+} from '../../core/leader-elector.options.js';
 import { InvalidLeaderElectionOptionError } from '../../errors.js';
 import { DEFAULT_ELECTION_NAME, DEFAULT_SHUTDOWN_GRACE_MS } from '../leader.constants.js';
 import {
@@ -18,11 +21,13 @@ import type { ResolvedElectionOptions } from './elections.interfaces.js';
 /**
  * One election's options: `options` over `defaults` (`forRoot()`'s, for a named election;
  * a `ResourceLock` instance is never inherited: one lock is one Lease), defaults applied.
- * Checks only what the Nest layer owns — no unknown option names (a typo such as
+ * Checks what the Nest layer owns or uses itself — no unknown option names (a typo such as
  * `leaseDuration` would silently run with the default), `leaseName` and `namespace` (checked
- * whatever the lock, so a test on `lock: 'memory'` fails like production would) and
- * `shutdownGraceMs`; the elector and the locks check the rest when they are built (see
- * `withModuleOptionNames`).
+ * whatever the lock, so a test on `lock: 'memory'` fails like production would),
+ * `shutdownGraceMs`, and the timings (the one place their defaults are applied for an election
+ * of `LeaderModule`: the gate, the catch-up horizon and `verifyTerm` read them, and the elector
+ * is built with them complete); the elector and the locks check the rest when they are built
+ * (see `withModuleOptionNames`).
  * @throws InvalidLeaderElectionOptionError naming the option as the user wrote it.
  */
 export function resolveElectionOptions(
@@ -34,6 +39,7 @@ export function resolveElectionOptions(
   const inherited = { ...defaults };
   if (typeof inherited.lock === 'object') delete inherited.lock;
   const merged = { ...inherited, ...definedOnly(options ?? {}) } as Partial<LeaderModuleOptions>;
+  let timings: LeaderElectionTimings;
   try {
     rejectUnknownOptions(
       options ?? {},
@@ -43,6 +49,7 @@ export function resolveElectionOptions(
     validateLeaseName(merged.leaseName, 'leaseName');
     validateCatchUp(merged.catchUp);
     if (merged.namespace !== undefined) validateNamespace(merged.namespace, 'namespace');
+    timings = validateLeaderElectionTimings(merged);
   } catch (error) {
     if (!(error instanceof InvalidLeaderElectionOptionError) || election === undefined) throw error;
     throw new InvalidLeaderElectionOptionError(error.option, error.rule, error.value, election);
@@ -53,7 +60,7 @@ export function resolveElectionOptions(
     leaseName: merged.leaseName!,
     namespace: merged.namespace,
     identity: merged.identity ?? resolveIdentity(),
-    timings: withDefaultTimings(merged),
+    timings,
     lock: merged.lock ?? 'auto',
     kubeConfig: merged.kubeConfig,
     shutdownGraceMs: validateShutdownGraceMs(merged.shutdownGraceMs, election),

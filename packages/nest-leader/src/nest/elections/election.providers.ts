@@ -126,6 +126,7 @@ export function createElectionProviders(name: string): Provider[] {
           () =>
             new LeaderElector({
               ...toElectorSettings(options),
+              ...options.timings,
               name,
               lock,
               logger: toElectionLogger(logger),

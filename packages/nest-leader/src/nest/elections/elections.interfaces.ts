@@ -28,19 +28,22 @@ export type ManagedElector = Pick<
 > &
   Partial<Pick<LeaderElector, 'transferLeadership'>>;
 
+/** The `LeaderElector` settings of the module options but the timings, as given (module names). */
+export type ElectorSettingsAsGiven = Omit<LeaderModuleElectorSettings, keyof LeaderElectionTimings>;
+
 /**
  * One election's options: the user's merged over `forRoot()`'s, defaults applied. Every
- * `LeaderElector` setting is here under its module name, as given (unset ones absent): the
- * elector applies its own defaults; `identity` and `clock` are resolved here, and the timings
- * with their defaults are in `timings` too.
+ * `LeaderElector` setting but the timings is here under its module name, as given (unset ones
+ * absent): the elector applies its own defaults; `identity` and `clock` are resolved here, and
+ * the timings, checked and with their defaults, are `timings`.
  */
-export interface ResolvedElectionOptions extends Readonly<LeaderModuleElectorSettings> {
+export interface ResolvedElectionOptions extends Readonly<ElectorSettingsAsGiven> {
   /** The election's name; `'default'` for `forRoot()`'s. */
   readonly name: string;
   readonly leaseName: string;
   readonly namespace?: string;
   readonly identity: string;
-  /** Defaults applied; checked by the elector (which names the option as the user wrote it). */
+  /** Checked, defaults applied (`validateLeaderElectionTimings`); the elector is built with them. */
   readonly timings: LeaderElectionTimings;
   readonly lock: LeaderLockKind | SidecarLockSpec | ResourceLock;
   readonly kubeConfig?: KubeConfig | string;

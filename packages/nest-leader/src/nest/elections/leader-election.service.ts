@@ -79,7 +79,7 @@ export class LeaderElectionService {
    * stored `leaseTransitions` equals the current term's, and the term is still live by the local
    * clock after the read. Costs one GET per call — use it around critical work (see
    * `@LeaderOnly({ verify })`), not on every tick. The read stops (false) when the term ends,
-   * and after the election's per-request timeout, `max(1 s, renewDeadline / 2)`.
+   * and after the election's per-request timeout (`lockRequestTimeoutMs` of `nest-leader/core`).
    *
    * Resolves false, never rejects, when the read fails (it cannot confirm leadership).
    * @param options.signal - stops the read: the promise rejects with `signal.reason`
