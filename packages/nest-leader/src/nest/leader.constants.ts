@@ -11,8 +11,11 @@ export const DEFAULT_ELECTION_NAME = 'default';
 /** Set on a `@LeaderOnly()` wrapper function; the value is its resolved `LeaderOnlyOptions`. */
 export const LEADER_ONLY_METADATA = 'nest-leader:leader-only';
 
-/** Set on a `@LeaderOnly()` wrapper function; the value is its `LeaderOnlySite` (one per method). */
-export const LEADER_ONLY_SITE_METADATA = 'nest-leader:leader-only-site';
+/**
+ * Set on a `@LeaderOnly()` wrapper function; the value is its `LeaderOnlyMethod` (one per
+ * method: what the gate runs, a late slot included).
+ */
+export const LEADER_ONLY_METHOD_METADATA = 'nest-leader:leader-only-method';
 
 /** Set on a leadership event handler; the value is a `LeadershipEventBinding[]`. */
 export const LEADERSHIP_EVENT_METADATA = 'nest-leader:leadership-event';

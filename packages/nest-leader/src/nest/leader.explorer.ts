@@ -86,7 +86,8 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Adds a leader-only method that `@nestjs/schedule` runs as a recurring job (`@Cron`,
-   * `@Interval`) to its election's schedule ledger, with its catch-up setting resolved.
+   * `@Interval`) to its election's schedule ledger, with its catch-up setting resolved and what
+   * the ledger needs to run its late slots through the election's gate.
    */
   private registerLedgerJob(
     election: RegisteredElection,
@@ -95,8 +96,8 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
     method: object,
   ): void {
     const handler = `${instance.constructor.name}.${methodName}`;
-    const site = leaderMetadata.site(method);
-    if (site === undefined) return;
+    const gated = leaderMetadata.gatedMethod(method);
+    if (gated === undefined) return;
     let schedule: JobSchedule | undefined;
     try {
       schedule = readJobSchedule(method, handler);
@@ -105,15 +106,15 @@ export class LeaderExplorer implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     if (schedule === undefined) return;
+    // As the wrapper's first call would: a late slot reaches the gate without the wrapper.
+    gated.kind ??= leaderMetadata.handlerKind(method);
     const { options } = election;
-    election.schedule.register(site, {
+    election.schedule.register({
       ...schedule,
-      catchUp: resolveCatchUp(
-        leaderMetadata.leaderOnly(method)?.catchUp,
-        options.catchUp,
-        options.timings,
-      ),
-      call: () => (instance as Record<string, () => unknown>)[methodName]!(),
+      catchUp: resolveCatchUp(gated.options.catchUp, options.catchUp, options.timings),
+      method: gated,
+      instance,
+      gate: election.gate,
     });
   }
 }

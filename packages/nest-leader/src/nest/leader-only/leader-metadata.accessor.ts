@@ -2,13 +2,17 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import {
   EVENT_LISTENER_METADATA,
   LEADER_ONLY_METADATA,
-  LEADER_ONLY_SITE_METADATA,
+  LEADER_ONLY_METHOD_METADATA,
   LEADERSHIP_EVENT_METADATA,
   MESSAGE_PATTERN_METADATA,
   SCHEDULE_METADATA,
 } from '../leader.constants.js';
 import type { LeadershipEventBinding } from '../leadership-events/leadership-events.interfaces.js';
-import type { HandlerKind, LeaderOnlyMetadata, LeaderOnlySite } from './leader-only.interfaces.js';
+import type {
+  HandlerKind,
+  LeaderOnlyMetadata,
+  LeaderOnlyMethod,
+} from './leader-only.interfaces.js';
 
 /** Reads the Nest layer's metadata, and the route/pattern metadata it cares about, off a method. */
 export const leaderMetadata = {
@@ -17,10 +21,10 @@ export const leaderMetadata = {
     return isFunction(method) ? Reflect.getOwnMetadata(LEADER_ONLY_METADATA, method) : undefined;
   },
 
-  /** The site object of a wrapped method (the key of its per-method state), if it is wrapped. */
-  site(method: unknown): LeaderOnlySite | undefined {
+  /** What the gate runs of a wrapped method (one object per method), if it is wrapped. */
+  gatedMethod(method: unknown): LeaderOnlyMethod | undefined {
     return isFunction(method)
-      ? Reflect.getOwnMetadata(LEADER_ONLY_SITE_METADATA, method)
+      ? Reflect.getOwnMetadata(LEADER_ONLY_METHOD_METADATA, method)
       : undefined;
   },
 

@@ -3,7 +3,7 @@ import { InvalidLeaderElectionOptionError, LeaderModuleUsageError } from '../../
 import {
   DEFAULT_ELECTION_NAME,
   LEADER_ONLY_METADATA,
-  LEADER_ONLY_SITE_METADATA,
+  LEADER_ONLY_METHOD_METADATA,
 } from '../leader.constants.js';
 import { decoratedClasses } from '../decorated-classes.js';
 import { validateCatchUp } from '../schedule/catch-up.options.js';
@@ -157,7 +157,7 @@ function gateMethod(
   };
   copyMethodMetadata(original, wrapper);
   Reflect.defineMetadata(LEADER_ONLY_METADATA, options, wrapper);
-  Reflect.defineMetadata(LEADER_ONLY_SITE_METADATA, method.site, wrapper);
+  Reflect.defineMetadata(LEADER_ONLY_METHOD_METADATA, method, wrapper);
   descriptor.value = wrapper;
   requireLeaderModuleAtBootstrap(target, methodName);
   // Route handlers answer 503 with Retry-After; the filter only catches NotLeaderException.

@@ -15,15 +15,21 @@ import type {
 } from './leader-only.interfaces.js';
 import { isThenable } from './in-flight.tracker.js';
 import { NotLeaderException } from './not-leader.exception.js';
-import type { ScheduleLedgerKeeper, SlotRun } from '../schedule/schedule-ledger.keeper.js';
+import type {
+  LateSlotRun,
+  LateSlotRunner,
+  ScheduleLedgerKeeper,
+  SlotRun,
+} from '../schedule/schedule-ledger.keeper.js';
 import { importMicroservices } from '../../peers/optional-peers.js';
 
 /**
  * Decides each `@LeaderOnly()` call of one election: on its leader (and before shutdown began)
  * it runs the method inside the election's term and tracks it until it settles; on a follower
- * it applies the method's follower behaviour.
+ * it applies the method's follower behaviour. The schedule ledger's late slots come in through
+ * {@link runLateSlot} and are decided alike.
  */
-export class LeaderOnlyGate implements LeaderOnlyGateLike {
+export class LeaderOnlyGate implements LeaderOnlyGateLike, LateSlotRunner {
   private readonly logger = new Logger('LeaderOnly');
   /** Per decorated method, the counts `counter` gave for it (only with a counter). */
   private readonly counts = new WeakMap<LeaderOnlySite, LeaderOnlyCallCounts>();
@@ -63,6 +69,19 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
       return this.runSlot(method, instance, args, term, slotRun);
     }
     return this.asFollower(method, instance, args);
+  }
+
+  /** See {@link LateSlotRunner.runLateSlot}: as {@link invoke}, with the slot given. */
+  runLateSlot(method: LeaderOnlyMethod, instance: object, late: LateSlotRun): unknown {
+    const term = this.election.term;
+    if (term === undefined || !this.inFlight.accepting) {
+      return this.asFollower(method, instance, []);
+    }
+    if (method.options.verify) return this.verified(method, instance, [], term, late);
+    if (this.counter) this.countsOf(method.site).ran++;
+    if (this.skipsLogged.size > 0) this.skipsLogged.clear();
+    late.begin();
+    return this.runSlot(method, instance, [], term, late);
   }
 
   /**
@@ -114,12 +133,14 @@ export class LeaderOnlyGate implements LeaderOnlyGateLike {
     instance: object,
     args: unknown[],
     term: LeaderTerm,
+    late?: LateSlotRun,
   ): Promise<unknown> {
     return this.inFlight.track(async () => {
       if (!(await this.election.verifyTerm(term))) {
         return this.asFollower(method, instance, args, true);
       }
-      const slotRun = this.schedule?.beginSlot(method.site, term);
+      late?.begin();
+      const slotRun = late ?? this.schedule?.beginSlot(method.site, term);
       if (slotRun === 'duplicate') return undefined;
       if (this.counter) this.countsOf(method.site).ran++;
       const result = await (slotRun === undefined

@@ -3,7 +3,6 @@
  * (found by the explorer), the ledger they record into (written with the elector's renewals),
  * and, when a term begins, the catch-up of the slots missed while no leader ran them.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import {
   type CatchUpOptions,
@@ -23,6 +22,7 @@ import type {
   ScheduleSlotCounter,
   ScheduleSlotOutcome,
 } from '../../observability/election-metrics.interfaces.js';
+import type { LeaderOnlyMethod } from '../leader-only/leader-only.interfaces.js';
 import type { ScheduledSlot } from '../leader-only/leader-term.context.js';
 import type { JobSchedule } from './scheduled-job.reader.js';
 import { scheduleMessages } from './schedule.messages.js';
@@ -30,8 +30,23 @@ import { scheduleMessages } from './schedule.messages.js';
 /** One leader-only recurring job of the election. */
 export interface LedgerJob extends JobSchedule {
   readonly catchUp: CatchUpOptions;
-  /** Calls the job's `@LeaderOnly()` method on its instance (for a late run). */
-  readonly call: () => unknown;
+  /** The job's `@LeaderOnly()` method, as its gate runs it. */
+  readonly method: LeaderOnlyMethod;
+  /** The instance the job's method runs on. */
+  readonly instance: object;
+  /** The election's `@LeaderOnly()` gate, which runs the job's late slots. */
+  readonly gate: LateSlotRunner;
+}
+
+/** Runs a job's late slot as a call of its `@LeaderOnly()` method (`LeaderOnlyGate`). */
+export interface LateSlotRunner {
+  /**
+   * Runs `method` on `instance` for `late` as the gate runs a tick: on the leader, inside the
+   * term, tracked and counted, verified if the method asks for it, `late.begin()` called just
+   * before the method; otherwise as a follower call (skipped, the slot left claimed, unrun).
+   * Returns (or resolves to) what the method returns; throws (rejects) what it throws.
+   */
+  runLateSlot(method: LeaderOnlyMethod, instance: object, late: LateSlotRun): unknown;
 }
 
 /** The ledger of one term of this replica, and how far each job's slots are covered in it. */
@@ -44,18 +59,25 @@ interface TermState {
   readonly coveredUntil: Map<string, Date>;
 }
 
-/** A slot of a job about to run on the leader: begin it, then settle it when its run ends. */
+/** A slot of a job about to run on the leader, begun in the ledger: settle it when its run ends. */
 export interface SlotRun {
   readonly slot: ScheduledSlot;
   /** The run ended (returned, threw, or its promise settled). */
   settle(): void;
 }
 
+/** A late slot the catch-up claimed: begin it in the ledger when its run starts. */
+export interface LateSlotRun extends SlotRun {
+  /** The run starts: the slot is recorded as begun in this term's ledger. */
+  begin(): void;
+}
+
 /**
  * Keeps the election's schedule ledger in this process. The elector writes the ledger with
  * every acquisition, renewal and release ({@link writer}); the `@LeaderOnly()` gate asks
- * {@link beginSlot} before each run of a recurring job; the orchestrator calls
- * {@link termStarted} when this replica becomes leader.
+ * {@link beginSlot} before each on-time run of a recurring job; the orchestrator calls
+ * {@link termStarted} when this replica becomes leader, and the keeper runs the late slots
+ * itself, each through one call of the job's gate ({@link LateSlotRunner.runLateSlot}).
  */
 export class ScheduleLedgerKeeper {
   private readonly logger = new Logger('LeaderElection');
@@ -63,8 +85,6 @@ export class ScheduleLedgerKeeper {
   /** Jobs by their `@LeaderOnly()` method's site object. */
   private readonly jobs = new Map<object, LedgerJob>();
   private readonly terms = new WeakMap<LeaderTerm, TermState>();
-  /** The slot a late run is for, while its call goes through the gate. */
-  private readonly lateSlot = new AsyncLocalStorage<{ job: string; scheduledAt: Date }>();
   /** The metrics' counter of each job, created on first use. */
   private readonly counters = new Map<string, ScheduleSlotCounter>();
 
@@ -89,64 +109,56 @@ export class ScheduleLedgerKeeper {
   readonly writer: ScheduleLedgerWriter = (stored, leaseTransitions) =>
     this.jobs.size === 0 ? undefined : this.book.writer(stored, leaseTransitions);
 
-  /** Adds a leader-only recurring job; `site` is its `@LeaderOnly()` method's site object. */
-  register(site: object, job: LedgerJob): void {
-    this.jobs.set(site, job);
+  /** Adds a leader-only recurring job. */
+  register(job: LedgerJob): void {
+    this.jobs.set(job.method.site, job);
   }
 
   /**
-   * Before a run of the `@LeaderOnly()` method at `site` in `term`: `undefined` if it is not a
-   * recurring job; `'duplicate'` if its tick is for a slot this term already ran or claimed
-   * for a late run (do not run it again); else the slot, begun in the ledger. An on-time tick
-   * that comes after a slot its timer never fired (a tick `cron` skipped because the event
-   * loop was busy, a timer that drifted past a slot) has the catch-up policy applied to the
-   * slots in between, as after a failover.
+   * Before an on-time run of the `@LeaderOnly()` method at `site` in `term`: `undefined` if it
+   * is not a recurring job; `'duplicate'` if its tick is for a slot this term already ran or
+   * claimed for a late run (do not run it again); else the slot, begun in the ledger. An
+   * on-time tick that comes after a slot its timer never fired (a tick `cron` skipped because
+   * the event loop was busy, a timer that drifted past a slot) has the catch-up policy applied
+   * to the slots in between, as after a failover.
    */
   beginSlot(site: object, term: LeaderTerm): SlotRun | 'duplicate' | undefined {
     const job = this.jobs.get(site);
     if (job === undefined) return undefined;
     const state = this.termState(term);
-    const late = this.lateSlot.getStore();
-    let scheduledAt: Date | undefined;
-    if (late !== undefined && late.job === job.job) {
-      scheduledAt = late.scheduledAt;
-    } else {
-      scheduledAt = slotOfTick(
-        job.slots,
-        this.clock.wallNow(),
-        (slot) => state.ledger.isTaken(job.job, slot),
-        job.lookbackMs,
-      );
-      if (scheduledAt === undefined) return undefined;
-      if (state.ledger.isTaken(job.job, scheduledAt)) return 'duplicate';
-      this.count(job.job, 'on_time');
-      const coveredUntil = state.coveredUntil.get(job.job);
-      if (coveredUntil === undefined || scheduledAt > coveredUntil) {
-        state.coveredUntil.set(job.job, scheduledAt);
-        // Slots strictly between the last one covered and this tick's never had a tick here.
-        if (coveredUntil !== undefined) {
-          const gap = planCatchUp(
-            job.slots,
-            { lastCompleted: { scheduledAt: coveredUntil, token: term.leaseTransitions } },
-            new Date(scheduledAt.getTime() - 1),
-            job.catchUp,
-          );
-          void this.applyPlan(job, gap, undefined, term, state);
-        }
+    const scheduledAt = slotOfTick(
+      job.slots,
+      this.clock.wallNow(),
+      (slot) => state.ledger.isTaken(job.job, slot),
+      job.lookbackMs,
+    );
+    if (scheduledAt === undefined) return undefined;
+    if (state.ledger.isTaken(job.job, scheduledAt)) return 'duplicate';
+    this.count(job.job, 'on_time');
+    const coveredUntil = state.coveredUntil.get(job.job);
+    if (coveredUntil === undefined || scheduledAt > coveredUntil) {
+      state.coveredUntil.set(job.job, scheduledAt);
+      // Slots strictly between the last one covered and this tick's never had a tick here.
+      if (coveredUntil !== undefined) {
+        const gap = planCatchUp(
+          job.slots,
+          { lastCompleted: { scheduledAt: coveredUntil, token: term.leaseTransitions } },
+          new Date(scheduledAt.getTime() - 1),
+          job.catchUp,
+        );
+        void this.applyPlan(job, gap, undefined, term, state);
       }
     }
-    state.ledger.begin(job.job, scheduledAt);
-    const at = scheduledAt;
-    return {
-      slot: { job: job.job, scheduledAt: at, token: term.leaseTransitions },
-      settle: () => state.ledger.settle(job.job, at),
-    };
+    const run = slotRun(job.job, scheduledAt, term, state);
+    run.begin();
+    return run;
   }
 
   /**
    * This replica became leader: plans each job's catch-up from the ledger its predecessor left
    * (read by the acquisition write) and runs the late slots, oldest first, one at a time per
-   * job, through the job's `@LeaderOnly()` method. Resolves when they have all ended.
+   * job, each through one call of the job's gate ({@link LateSlotRunner.runLateSlot}): no
+   * wrapper, no binding lookup, no second look at the ledger. Resolves when they have all ended.
    */
   async termStarted(term: LeaderTerm): Promise<void> {
     const state = this.termState(term);
@@ -189,7 +201,11 @@ export class ScheduleLedgerKeeper {
       if (!term.isLive()) return; // the rest stay claimed, unrun: the next leader runs them
       this.count(job.job, plan.redo?.getTime() === scheduledAt.getTime() ? 'redone' : 'caught_up');
       try {
-        await this.lateSlot.run({ job: job.job, scheduledAt }, job.call);
+        await job.gate.runLateSlot(
+          job.method,
+          job.instance,
+          slotRun(job.job, scheduledAt, term, state),
+        );
       } catch (error) {
         this.logger.error(scheduleMessages.catchUpFailed(job.job, scheduledAt, error));
       }
@@ -214,4 +230,13 @@ export class ScheduleLedgerKeeper {
     }
     counter(outcome, count);
   }
+}
+
+/** `job`'s slot `scheduledAt` in `term`, begun and settled on that term's ledger. */
+function slotRun(job: string, scheduledAt: Date, term: LeaderTerm, state: TermState): LateSlotRun {
+  return {
+    slot: { job, scheduledAt, token: term.leaseTransitions },
+    begin: () => state.ledger.begin(job, scheduledAt),
+    settle: () => state.ledger.settle(job, scheduledAt),
+  };
 }
