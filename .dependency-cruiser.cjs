@@ -3,40 +3,145 @@
  * Import rules of the library checked by `pnpm lint` (dependency-cruiser). Type-only imports
  * count: a cycle through `import type` is still a cycle.
  *
- * The rooms of packages/nest-leader/src and who may import whom (the same map, room by room,
- * is "Source layout" in packages/nest-leader/docs/design-notes.md):
- *
- *   nest/ ──► observability/ ──► core/ ──► locks/ ──► kubernetes/ ──► peers/
- *   nest/ ──► sharding/ ─────────┘   (sharding/ also ──► locks/)
- *   sidecar/ ─────────────────────┘
- *   testing.ts ──► testing/ ──► core/, locks/
- *   the entries index.ts (nest-leader), core.ts (nest-leader/core), observability.ts
- *   (nest-leader/observability), testing.ts (nest-leader/testing); only index.ts reaches nest/
- *
- * Inside core/: election/ ──► handoff/, schedule-ledger/ ──► core/'s root (the options, the
- * term, the observer interface, the clock and the election's messages every room speaks).
- * Inside locks/: lock-selection.ts ──► file/, kubernetes-object/ (candidacy/ ──►
- * kubernetes-object/) ──► locks/' root (ResourceLock, the record's parts, the memory and sidecar
- * locks); core/ knows the locks only through that root and `candidacy/candidacy.ts`.
- *
- * Each room may import the rooms to its right (and the shared root modules `errors.ts`,
- * `errors.interfaces.ts`, `errors.messages.ts`, `format.ts`), never one to its left. Only nest/
- * imports Nest. Each room keeps its texts in its own `*.messages.ts`.
+ * ROOMS below is the map of packages/nest-leader/src, one row a room, from the top floor down:
+ * the room and the rooms it may import (every room may also import the shared modules
+ * `errors.ts`, `errors.interfaces.ts`, `errors.messages.ts` and `format.ts`). It is the
+ * "Layout" table of packages/nest-leader/README.md, row for row; the long map, with every
+ * file's role, is "Source layout" in packages/nest-leader/docs/design-notes.md. Each row becomes
+ * one rule: an import from the room to any other room it does not name is an error. The rules
+ * after them say what the map cannot: no cycles, only nest/ imports Nest, the shared modules
+ * stay low, the test helpers are the testing entry's alone.
  */
 const SRC = '^packages/nest-leader/src/';
 
-/** A rule that forbids imports from `from` (a folder) into any of `to`. */
-const layer = (name, from, to, comment) => ({
-  name,
+/** The shared modules every room may import. */
+const SHARED = `${SRC}(errors|errors\\.interfaces|errors\\.messages|format)\\.ts$`;
+/** The lock seam: locks/' root but the lock kinds and lock-selection.ts, and the candidacy's interface. */
+const LOCK_SEAM = [
+  `${SRC}locks/(?![^/]*\\.lock\\.ts$|lock-selection)[^/]+$`,
+  `${SRC}locks/candidacy/candidacy\\.ts$`,
+];
+const CORE_ROOT = `${SRC}core/[^/]+$`;
+const LOCKS_ROOT = `${SRC}locks/[^/]+$`;
+const dir = (room) => `${SRC}${room}/`;
+
+/**
+ * Each room: `path` (what it holds; `pathNot` leaves a file out), `mayImport` (the rooms it may
+ * import besides itself and the shared modules), and why.
+ */
+const ROOMS = [
+  {
+    room: 'nest/',
+    path: dir('nest'),
+    mayImport: ['observability', 'sharding', 'core', 'locks', 'kubernetes', 'peers'].map(dir),
+    why: 'The Nest layer stands on everything below it; nothing framework-free imports it.',
+  },
+  {
+    room: 'observability/',
+    path: dir('observability'),
+    mayImport: ['sharding', 'core', 'locks', 'kubernetes', 'peers'].map(dir),
+    why: 'Metrics, Events and pod labels are Nest-free observers of the elections below them.',
+  },
+  {
+    room: 'sharding/',
+    path: dir('sharding'),
+    mayImport: ['core', 'locks', 'kubernetes'].map(dir),
+    why: 'Sharded leadership builds on the elector and the locks; src/nest gives it its Nest glue.',
+  },
+  {
+    room: 'sidecar/',
+    path: dir('sidecar'),
+    mayImport: ['core', 'locks', 'kubernetes'].map(dir),
+    why: 'The sidecar program runs the core elector on a lock, without Nest.',
+  },
+  {
+    room: 'testing/',
+    path: dir('testing'),
+    mayImport: ['core', 'locks'].map(dir),
+    why: "The test helpers stand on the core and the locks only, as users' own tests do.",
+  },
+  {
+    room: 'core/election/',
+    path: dir('core/election'),
+    mayImport: [dir('core/handoff'), dir('core/schedule-ledger'), CORE_ROOT, ...LOCK_SEAM],
+    why: 'The elector composes the handoff and the schedule ledger; it knows locks by the seam.',
+  },
+  {
+    room: 'core/handoff/',
+    path: dir('core/handoff'),
+    mayImport: [CORE_ROOT, ...LOCK_SEAM],
+    why: 'Handoff, stop handover, preference and coordinated election never import the elector.',
+  },
+  {
+    room: 'core/schedule-ledger/',
+    path: dir('core/schedule-ledger'),
+    mayImport: [CORE_ROOT, ...LOCK_SEAM],
+    why: 'The schedule ledger is a record the elector stamps; it imports no other core room.',
+  },
+  {
+    room: 'core/ (root)',
+    path: CORE_ROOT,
+    mayImport: LOCK_SEAM,
+    why: "core/'s root (options, term, observer, clock) is what every core room speaks.",
+  },
+  {
+    room: 'locks/ (root)',
+    path: LOCKS_ROOT,
+    pathNot: `${SRC}locks/lock-selection\\.ts$`,
+    mayImport: [dir('kubernetes')],
+    why: "locks/' root (the seam, the memory and sidecar locks) knows no lock room.",
+  },
+  {
+    room: 'locks/lock-selection.ts',
+    path: `${SRC}locks/lock-selection\\.ts$`,
+    mayImport: [LOCKS_ROOT, dir('locks/kubernetes-object'), dir('locks/file'), dir('kubernetes')],
+    why: 'selectLock() builds the lock a user names: the one file that knows every lock kind.',
+  },
+  {
+    room: 'locks/kubernetes-object/',
+    path: dir('locks/kubernetes-object'),
+    mayImport: [LOCKS_ROOT, dir('kubernetes')],
+    why: 'The Lease and ConfigMap locks stand alone beside the file lock and the candidacy.',
+  },
+  {
+    room: 'locks/file/',
+    path: dir('locks/file'),
+    mayImport: [LOCKS_ROOT, dir('kubernetes')],
+    why: 'The file lock and its process proof stand alone beside the Kubernetes-object locks.',
+  },
+  {
+    room: 'locks/candidacy/',
+    path: dir('locks/candidacy'),
+    mayImport: [LOCKS_ROOT, dir('locks/kubernetes-object'), dir('kubernetes')],
+    why: "The coordinated election's LeaseCandidate is written like the Lease lock's objects.",
+  },
+  {
+    room: 'kubernetes/',
+    path: dir('kubernetes'),
+    mayImport: [dir('peers')],
+    why: 'Client loading, kubeconfig, connections, requests, API errors, names: no elections.',
+  },
+  {
+    room: 'peers/',
+    path: dir('peers'),
+    mayImport: [],
+    why: 'src/peers only loads optional peer dependencies.',
+  },
+];
+
+/** One room's rule: an import into any room of the library it does not name is an error. */
+const roomRule = ({ room, path, pathNot, mayImport, why }) => ({
+  name: `room ${room}`,
   severity: 'error',
-  comment,
-  from: { path: `${SRC}${from}/` },
-  to: { path: `${SRC}(${to.join('|')})/` },
+  comment: `${why} May import: ${mayImport.length ? mayImport.join(', ') : 'nothing'}.`,
+  from: pathNot ? { path, pathNot } : { path },
+  to: { path: SRC, pathNot: [path, SHARED, ...mayImport] },
 });
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...ROOMS.map(roomRule),
     {
       name: 'no-circular',
       severity: 'error',
@@ -75,101 +180,6 @@ module.exports = {
         pathNot: `${SRC}(errors|errors\\.interfaces|errors\\.messages|format|locks/resource-lock)\\.ts$`,
       },
     },
-    layer(
-      'core-below-nest',
-      'core',
-      ['nest', 'observability', 'sidecar', 'sharding', 'testing', 'kubernetes'],
-      'The core (elector, term, clock, options) knows locks only through the ResourceLock ' +
-        'interface; Nest, observers, the sidecar and sharded leadership build on it, not the ' +
-        'other way round.',
-    ),
-    {
-      name: 'core-root-is-the-shared-vocabulary',
-      severity: 'error',
-      comment:
-        "core/'s root (options, term, observer interface, clock, election messages) is what " +
-        'every room of core/ speaks: it imports none of them.',
-      from: { path: `${SRC}core/[^/]+$` },
-      to: { path: `${SRC}core/[^/]+/` },
-    },
-    layer(
-      'handoff-below-the-elector',
-      'core/handoff',
-      ['core/election', 'core/schedule-ledger'],
-      'Handoff, stop handover, preference and coordinated election are parts the elector ' +
-        'composes (core/election/leader-elector.parts.ts); they never import the elector.',
-    ),
-    layer(
-      'schedule-ledger-below-the-elector',
-      'core/schedule-ledger',
-      ['core/election', 'core/handoff'],
-      'The schedule ledger is a record the elector stamps and src/nest keeps; it imports ' +
-        "neither the elector nor the handoff, only core/'s root.",
-    ),
-    {
-      name: 'core-knows-locks-through-the-seam',
-      severity: 'error',
-      comment:
-        'The core reads and writes records through ResourceLock and never names a lock kind: ' +
-        "of locks/ it imports the root's interfaces and candidacy/candidacy.ts only.",
-      from: { path: `${SRC}core/` },
-      to: {
-        path: `${SRC}locks/((file|kubernetes-object)/|candidacy/lease-candidate|[^/]*\\.lock\\.ts$|lock-selection)`,
-      },
-    },
-    layer(
-      'locks-never-import-the-elector',
-      'locks',
-      ['core', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
-      'Locks store a record; they never import the elector or anything built on it.',
-    ),
-    {
-      name: 'lock-kinds-below-lock-selection',
-      severity: 'error',
-      comment:
-        "locks/' root (ResourceLock, the record's parts, the memory and sidecar locks) imports no " +
-        'lock room; only lock-selection.ts, which builds the lock a user names, knows them all.',
-      from: { path: `${SRC}locks/[^/]+$`, pathNot: `${SRC}locks/lock-selection\\.ts$` },
-      to: { path: `${SRC}locks/[^/]+/` },
-    },
-    layer(
-      'file-lock-knows-no-kubernetes-object',
-      'locks/file',
-      ['locks/kubernetes-object', 'locks/candidacy'],
-      'The file lock and its process proof stand alone beside the Kubernetes-object locks.',
-    ),
-    layer(
-      'kubernetes-object-locks-know-no-file-lock',
-      'locks/kubernetes-object',
-      ['locks/file', 'locks/candidacy'],
-      'The Lease and ConfigMap locks stand alone beside the file lock and the candidacy.',
-    ),
-    layer(
-      'kubernetes-is-plumbing',
-      'kubernetes',
-      ['core', 'locks', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
-      'src/kubernetes (client loading, kubeconfig, connections, requests, API errors, names) ' +
-        'knows nothing of elections or locks.',
-    ),
-    layer(
-      'observability-below-nest',
-      'observability',
-      ['nest', 'sidecar', 'testing'],
-      'Metrics, Events and pod labels are Nest-free observers; src/nest builds their providers.',
-    ),
-    layer(
-      'sidecar-without-nest',
-      'sidecar',
-      ['nest', 'observability', 'testing'],
-      'The sidecar program runs the core elector on a lock, without Nest.',
-    ),
-    layer(
-      'sharding-without-nest',
-      'sharding',
-      ['nest', 'observability', 'sidecar', 'testing'],
-      'Sharded leadership is framework-free: it builds on the elector (core/) and the locks; ' +
-        'src/nest gives it its Nest glue.',
-    ),
     {
       name: 'test-helpers-for-the-testing-entry',
       severity: 'error',
@@ -179,12 +189,6 @@ module.exports = {
       from: { path: SRC, pathNot: `${SRC}(testing\\.ts$|testing/)` },
       to: { path: `${SRC}testing/` },
     },
-    layer(
-      'test-helpers-on-the-core',
-      'testing',
-      ['nest', 'observability', 'sidecar', 'sharding', 'kubernetes'],
-      "The test helpers stand on the core and the locks only, as users' own tests do.",
-    ),
     {
       name: 'framework-free-entries-without-nest',
       severity: 'error',
@@ -195,12 +199,6 @@ module.exports = {
       from: { path: `${SRC}(core|observability|testing)\\.ts$` },
       to: { path: `${SRC}nest/` },
     },
-    layer(
-      'peers-is-a-leaf',
-      'peers',
-      ['core', 'locks', 'kubernetes', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
-      'src/peers only loads optional peer dependencies.',
-    ),
   ],
   options: {
     tsPreCompilationDeps: true,
