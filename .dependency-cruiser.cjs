@@ -94,7 +94,7 @@ const ROOMS = [
   {
     room: 'locks/lock-selection.ts',
     path: `${SRC}locks/lock-selection\\.ts$`,
-    mayImport: [LOCKS_ROOT, dir('locks/kubernetes-object'), dir('locks/file'), dir('kubernetes')],
+    mayImport: [dir('locks'), dir('kubernetes')],
     why: 'selectLock() builds the lock a user names: the one file that knows every lock kind.',
   },
   {
