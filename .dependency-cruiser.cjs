@@ -8,7 +8,6 @@
  *
  *   nest/ ──► observability/ ──► core/ ──► locks/ ──► kubernetes/ ──► peers/
  *   nest/ ──► sharding/ ─────────┘   (sharding/ also ──► locks/)
- *   sidecar/ ─────────────────────┘
  *   testing.ts ──► testing/ ──► core/, locks/
  *   the entries index.ts (nest-leader), core.ts (nest-leader/core), observability.ts
  *   (nest-leader/observability), testing.ts (nest-leader/testing); only index.ts reaches nest/
@@ -17,7 +16,11 @@
  * term, the observer interface, the clock and the election's messages every room speaks).
  * Inside locks/: lock-selection.ts ──► file/, kubernetes-object/ (candidacy/ ──►
  * kubernetes-object/) ──► locks/' root (ResourceLock, the record's parts, the memory and sidecar
- * locks); core/ knows the locks only through that root and `candidacy/candidacy.ts`.
+ * locks, the sidecar's wire contract); core/ knows the locks only through that root and
+ * `candidacy/candidacy.ts`.
+ *
+ * The sidecar is a package of its own (packages/nest-leader-elector): it imports the library only
+ * through `nest-leader/core` (eslint.config.js checks that); here, only that it has no cycle.
  *
  * Each room may import the rooms to its right (and the shared root modules `errors.ts`,
  * `errors.interfaces.ts`, `errors.messages.ts`, `format.ts`), never one to its left. Only nest/
@@ -43,6 +46,20 @@ module.exports = {
       comment: 'No import cycles in the library, type-only imports included.',
       from: { path: SRC },
       to: { circular: true },
+    },
+    {
+      name: 'no-circular-in-the-sidecar',
+      severity: 'error',
+      comment: 'No import cycles in the nest-leader-elector program, type-only imports included.',
+      from: { path: '^packages/nest-leader-elector/src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'sidecar-without-nest',
+      severity: 'error',
+      comment: 'The nest-leader-elector program runs the core elector on a Lease, without Nest.',
+      from: { path: '^packages/nest-leader-elector/src/' },
+      to: { path: '@nestjs/' },
     },
     {
       name: 'nest-only-in-nest',
@@ -78,10 +95,9 @@ module.exports = {
     layer(
       'core-below-nest',
       'core',
-      ['nest', 'observability', 'sidecar', 'sharding', 'testing', 'kubernetes'],
+      ['nest', 'observability', 'sharding', 'testing', 'kubernetes'],
       'The core (elector, term, clock, options) knows locks only through the ResourceLock ' +
-        'interface; Nest, observers, the sidecar and sharded leadership build on it, not the ' +
-        'other way round.',
+        'interface; Nest, observers and sharded leadership build on it, not the other way round.',
     ),
     {
       name: 'core-root-is-the-shared-vocabulary',
@@ -120,7 +136,7 @@ module.exports = {
     layer(
       'locks-never-import-the-elector',
       'locks',
-      ['core', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
+      ['core', 'nest', 'observability', 'sharding', 'testing'],
       'Locks store a record; they never import the elector or anything built on it.',
     ),
     {
@@ -147,26 +163,20 @@ module.exports = {
     layer(
       'kubernetes-is-plumbing',
       'kubernetes',
-      ['core', 'locks', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
+      ['core', 'locks', 'nest', 'observability', 'sharding', 'testing'],
       'src/kubernetes (client loading, kubeconfig, connections, requests, API errors, names) ' +
         'knows nothing of elections or locks.',
     ),
     layer(
       'observability-below-nest',
       'observability',
-      ['nest', 'sidecar', 'testing'],
+      ['nest', 'testing'],
       'Metrics, Events and pod labels are Nest-free observers; src/nest builds their providers.',
-    ),
-    layer(
-      'sidecar-without-nest',
-      'sidecar',
-      ['nest', 'observability', 'testing'],
-      'The sidecar program runs the core elector on a lock, without Nest.',
     ),
     layer(
       'sharding-without-nest',
       'sharding',
-      ['nest', 'observability', 'sidecar', 'testing'],
+      ['nest', 'observability', 'testing'],
       'Sharded leadership is framework-free: it builds on the elector (core/) and the locks; ' +
         'src/nest gives it its Nest glue.',
     ),
@@ -182,7 +192,7 @@ module.exports = {
     layer(
       'test-helpers-on-the-core',
       'testing',
-      ['nest', 'observability', 'sidecar', 'sharding', 'kubernetes'],
+      ['nest', 'observability', 'sharding', 'kubernetes'],
       "The test helpers stand on the core and the locks only, as users' own tests do.",
     ),
     {
@@ -198,7 +208,7 @@ module.exports = {
     layer(
       'peers-is-a-leaf',
       'peers',
-      ['core', 'locks', 'kubernetes', 'nest', 'observability', 'sidecar', 'sharding', 'testing'],
+      ['core', 'locks', 'kubernetes', 'nest', 'observability', 'sharding', 'testing'],
       'src/peers only loads optional peer dependencies.',
     ),
   ],
