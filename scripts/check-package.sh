@@ -99,8 +99,8 @@ if (!readFileSync(`${dir}/${bin}`, 'utf8').startsWith('#!/usr/bin/env node\n')) 
   fail(`${bin} does not start with #!/usr/bin/env node`);
 }
 JS
-say "nest-leader-elector: publint --strict"
-(cd "$pkg" && pnpm exec publint --strict --pack false "$elector")
+say "nest-leader-elector: publint --strict (on the tarball)"
+(cd "$pkg" && pnpm exec publint run --strict "$etarball")
 say "nest-leader-elector: npm publish --dry-run"
 npm publish --dry-run --ignore-scripts "$etarball" >"$work/elector-publish.log" 2>&1 || {
   cat "$work/elector-publish.log"
