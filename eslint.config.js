@@ -63,8 +63,8 @@ export default tseslint.config(
   },
   {
     // Only src/nest imports Nest: the core, the locks, the Kubernetes plumbing, the observers,
-    // the sidecar and the shared errors/messages stay framework-free. Which folder may import
-    // which is checked by dependency-cruiser (.dependency-cruiser.cjs, `pnpm lint:imports`).
+    // sharded leadership and the shared errors/messages stay framework-free. Which folder may
+    // import which is checked by dependency-cruiser (.dependency-cruiser.cjs, `pnpm lint:imports`).
     files: ['packages/nest-leader/src/**/*.ts', 'packages/nest-leader/src/**/*.cts'],
     ignores: [
       'packages/nest-leader/src/nest/**',
@@ -80,7 +80,41 @@ export default tseslint.config(
             {
               group: ['@nestjs/*'],
               message:
-                'Only src/nest imports Nest (core, locks, kubernetes, observability, sidecar stay framework-free).',
+                'Only src/nest imports Nest (core, locks, kubernetes, observability, sharding stay framework-free).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The nest-leader-elector sidecar is built on the library's framework-free entry alone: it
+    // imports nest-leader/core (the proof that entry is complete), never the Nest entry, another
+    // subpath, the library's files, or Nest.
+    files: ['packages/nest-leader-elector/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'nest-leader',
+              message: 'The sidecar imports the library only through nest-leader/core.',
+            },
+          ],
+          patterns: [
+            {
+              group: ['nest-leader/*', '!nest-leader/core'],
+              message: 'The sidecar imports the library only through nest-leader/core.',
+            },
+            {
+              regex: '^\\.\\./|(^|/)nest-leader/(src|dist|build)(/|$)',
+              message:
+                "The sidecar imports the library only through nest-leader/core, never the library's files.",
+            },
+            {
+              group: ['@nestjs/*'],
+              message: 'The sidecar runs without Nest.',
             },
           ],
         },

@@ -13,7 +13,7 @@
 #                                            binary from the npm registry's `node` package (tools/)
 #                                            + npm, i.e. what the official node:24-bookworm-slim has
 #   docker.io/library/nest-leader-demo:dev   apps/demo/Dockerfile, NODE_IMAGE=the image above
-#   docker.io/library/nest-leader-elector:dev  packages/nest-leader/sidecar/Dockerfile, likewise
+#   docker.io/library/nest-leader-elector:dev  packages/nest-leader-elector/Dockerfile, likewise
 # Tools come from Debian (buildah, mmdebstrap; installed when missing). buildah keeps its
 # storage in .cache/images/buildah, so nothing outside the checkout's .cache changes.
 set -euo pipefail
@@ -122,7 +122,7 @@ cmd_build() {
   build_pause
   build_node_base
   build_dockerfile demo docker.io/library/nest-leader-demo:dev apps/demo/Dockerfile
-  build_dockerfile elector docker.io/library/nest-leader-elector:dev packages/nest-leader/sidecar/Dockerfile
+  build_dockerfile elector docker.io/library/nest-leader-elector:dev packages/nest-leader-elector/Dockerfile
 }
 
 cmd_import() {

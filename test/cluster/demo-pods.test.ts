@@ -622,11 +622,11 @@ describe(
       await goodRolloutIsOneHandover();
     });
 
-    it("the sidecar example (packages/nest-leader/sidecar/deploy): every pod's GET / names the Lease's holder; deleting its pod moves it", async () => {
+    it("the sidecar example (packages/nest-leader-elector/deploy): every pod's GET / names the Lease's holder; deleting its pod moves it", async () => {
       await cluster.kubectl(
         'apply',
         '-f',
-        join(repoRoot, 'packages/nest-leader/sidecar/deploy/sidecar-example.yaml'),
+        join(repoRoot, 'packages/nest-leader-elector/deploy/sidecar-example.yaml'),
       );
       const sidecarPods = async () =>
         (

@@ -23,11 +23,11 @@ import { repoRoot } from '../support/control-plane.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-// The sidecar's flag parser belongs to the program, not to any entry of the library: load it
-// from the package's build.
+// The sidecar's flag parser belongs to the program (package nest-leader-elector, a bin without
+// an entry): load it from the package's build.
 const { parseSidecarArgs } = (await import(
-  pathToFileURL(join(repoRoot, 'packages/nest-leader/dist/esm/sidecar/sidecar-options.js')).href
-)) as typeof import('../../packages/nest-leader/dist/esm/sidecar/sidecar-options.js');
+  pathToFileURL(join(repoRoot, 'packages/nest-leader-elector/dist/sidecar-options.js')).href
+)) as typeof import('../../packages/nest-leader-elector/dist/sidecar-options.js');
 
 const cluster = getTestCluster();
 const IDENTITIES = ['alice', 'bob', 'carol'] as const;
@@ -279,7 +279,7 @@ describe('nest-leader-elector sidecar on the real kube-apiserver', () => {
   });
 
   test('the example (app + sidecar, shared emptyDir, least privilege) is valid for the API server', async () => {
-    const file = join(repoRoot, 'packages/nest-leader/sidecar/deploy/sidecar-example.yaml');
+    const file = join(repoRoot, 'packages/nest-leader-elector/deploy/sidecar-example.yaml');
     const objects = loadAllYaml(readFileSync(file, 'utf8')) as { kind: string }[];
     const applied = await applyManifests(admin, objects as never[], { dryRun: true });
     assert.deepEqual(

@@ -1,5 +1,5 @@
 /**
- * The built `nest-leader-elector` sidecar (packages/nest-leader/dist/esm/sidecar/main.js) as a real
+ * The built `nest-leader-elector` sidecar (packages/nest-leader-elector/dist/main.js) as a real
  * OS process: started with its own kubeconfig and leader file, reached over its `--http`
  * address and, when started with `--transfer-http`, its transfer address (port 0: the bound
  * ports are read from its start line).
@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { repoRoot } from './control-plane.js';
 
-/** The sidecar's bin, as `npm i nest-leader` installs it. */
-export const SIDECAR_MAIN = join(repoRoot, 'packages/nest-leader/dist/esm/sidecar/main.js');
+/** The sidecar's bin, as `npm i nest-leader-elector` installs it. */
+export const SIDECAR_MAIN = join(repoRoot, 'packages/nest-leader-elector/dist/main.js');
 
 /** One sidecar process. */
 export class SidecarProcess {

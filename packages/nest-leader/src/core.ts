@@ -6,8 +6,10 @@
  * Here: the elector (`LeaderElector`), its options, timings and defaults, the observer seam, the
  * clock; the lock seam (`ResourceLock`, the Lease record and its parsers) and every built-in
  * lock (Lease, ConfigMap, file, sidecar), `selectLock()`, the coordinated election's
- * LeaseCandidate; the kubeconfig loader; every error class. The Nest layer is the package's main
- * entry (`nest-leader`), the observers `nest-leader/observability`.
+ * LeaseCandidate; the sidecar's wire contract (what `nest-leader-elector` serves, `SidecarLock`
+ * reads); the kubeconfig loader, Kubernetes name checks and message formatting of foreign text;
+ * every error class. The Nest layer is the package's main entry (`nest-leader`), the observers
+ * `nest-leader/observability`.
  */
 export * from './errors.js';
 // The elector
@@ -40,7 +42,7 @@ export {
 } from './core/election-observer.js';
 export { SystemClock, type Clock, type TimerHandle } from './core/clock.js';
 export { resolveIdentity } from './core/identity.js';
-export { offerWindowMs } from './core/handoff/handoff-offer.js';
+export { acceptedHandoffSeconds, offerWindowMs } from './core/handoff/handoff-offer.js';
 export { preferredCandidate } from './core/handoff/candidate-preference.js';
 export {
   defaultHorizonMs,
@@ -152,17 +154,16 @@ export {
   KubernetesShardLeaseStore,
   type KubernetesShardLeaseStoreOptions,
 } from './sharding/kubernetes-shard-lease-store.js';
-// What the nest-leader-elector sidecar serves to the app beside it (SidecarLock's other side)
-export type { LeaderFileContent } from './sidecar/leader-file.js';
-export type {
-  SidecarHealthResponse,
-  SidecarLeaderResponse,
-  SidecarReadyResponse,
-} from './sidecar/sidecar.server.js';
-export type {
-  SidecarTransferRequest,
-  SidecarTransferResponse,
-} from './sidecar/sidecar-transfer.server.js';
+// The nest-leader-elector sidecar's wire contract: what it serves and SidecarLock reads
+export {
+  MAX_TRANSFER_BODY_BYTES,
+  type LeaderFileContent,
+  type SidecarHealthResponse,
+  type SidecarLeaderResponse,
+  type SidecarReadyResponse,
+  type SidecarTransferRequest,
+  type SidecarTransferResponse,
+} from './locks/sidecar-wire.js';
 // Kubernetes configuration
 export {
   findKubernetesConfig,
@@ -176,3 +177,6 @@ export {
   SERVICE_ACCOUNT_NAMESPACE_PATH,
   type ResolveNamespaceOptions,
 } from './kubernetes/namespace.js';
+export { validateLeaseName, validateNamespace } from './kubernetes/names.js';
+// How foreign text appears in a message or log line (bounded, one line)
+export { boundedText, errorText, MAX_FOREIGN_TEXT_LENGTH } from './format.js';

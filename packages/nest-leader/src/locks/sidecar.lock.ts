@@ -11,6 +11,7 @@ import {
 import { lockMessages } from './lock.messages.js';
 import { validateRequestTimeoutMs } from '../kubernetes/request-options.js';
 import type { LeaseRecord, ResourceLock, VersionedLeaseRecord } from './resource-lock.js';
+import type { SidecarReadyResponse } from './sidecar-wire.js';
 
 /** Default timeout of one request to the sidecar. */
 export const DEFAULT_SIDECAR_REQUEST_TIMEOUT_MS = 1000;
@@ -23,12 +24,11 @@ export interface SidecarLockOptions {
   requestTimeoutMs?: number;
 }
 
-/** What the sidecar's `GET /ready` answers (see `SidecarReadyResponse`). */
-interface ReadyBody {
-  leader?: unknown;
-  name?: unknown;
-  leaseTransitions?: unknown;
-}
+/**
+ * `GET /ready`'s body as it arrives: the fields of the wire contract's
+ * {@link SidecarReadyResponse}, each unchecked until this lock has checked it.
+ */
+type ReadyBody = { [Field in keyof SidecarReadyResponse]?: unknown };
 
 /**
  * Follows the sidecar's `GET /ready`: this pod leads exactly while its sidecar answers 200,

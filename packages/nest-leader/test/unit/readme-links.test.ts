@@ -95,6 +95,7 @@ test('READMEs and docs pages: every link to a file of the repository, and every 
       .map((name) => new URL(`docs/${name}`, packageRoot)),
     new URL('README.md', repoRoot),
     new URL('apps/demo/README.md', repoRoot),
+    new URL('packages/nest-leader-elector/README.md', repoRoot),
   ];
   let checked = 0;
   for (const pageUrl of pages) {

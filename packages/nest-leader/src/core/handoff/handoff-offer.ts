@@ -50,12 +50,17 @@ export function offerPollMs(retryPeriodMs: number): number {
 /**
  * How long, whole seconds, the handoff record reserves the Lease for a target that accepted an
  * offer: the offer window rounded up (4 s at the defaults), or `boundSeconds` (the handoff's
- * own bound) when that is shorter. An accepted target reads every {@link offerPollMs} (or
- * watches) until the handoff comes, so it takes the Lease within a poll and a write; one that
- * died between its acceptance and the handoff — the one moment an offer cannot cover — then
- * costs the others this much, not a whole leaseDuration. Safe at any length: the target takes
- * the Lease, and another candidate the expired reservation, each with a write over the
- * handoff's version, so at most one of them succeeds; whoever loses never begins a term.
+ * own bound) when that is shorter. An accepted target reads the record every offer poll (a
+ * quarter of the window, at most 250 ms) or watches it until the handoff comes, so it takes the
+ * Lease within a poll and a write; one that died between its acceptance and the handoff — the
+ * one moment an offer cannot cover — then costs the others this much, not a whole
+ * leaseDuration. Safe at any length: the target takes the Lease, and another candidate the
+ * expired reservation, each with a write over the handoff's version, so at most one of them
+ * succeeds; whoever loses never begins a term. The `nest-leader-elector` sidecar answers a
+ * transfer with this figure.
+ * @param retryPeriodMs - the election's retryPeriod, ms
+ * @param boundSeconds - the handoff's own bound (its `leaseDurationSeconds`), whole seconds
+ * @returns the reservation written for an accepted target, whole seconds
  */
 export function acceptedHandoffSeconds(retryPeriodMs: number, boundSeconds: number): number {
   return Math.min(boundSeconds, Math.ceil(offerWindowMs(retryPeriodMs) / 1000));

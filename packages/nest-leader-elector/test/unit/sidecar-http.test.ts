@@ -10,12 +10,10 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { InvalidLeaderElectionOptionError } from 'nest-leader';
-import type { LeaderElector } from 'nest-leader/core';
-import { LeaderElectorSidecar } from '../../../dist/esm/sidecar/leader-elector.sidecar.js';
-import { parseSidecarArgs } from '../../../dist/esm/sidecar/sidecar-options.js';
+import { InvalidLeaderElectionOptionError, LeaderElector } from 'nest-leader/core';
+import { LeaderElectorSidecar } from '../../dist/leader-elector.sidecar.js';
+import { parseSidecarArgs } from '../../dist/sidecar-options.js';
 import { ManualClock, MemoryLock, RecordingLogger } from 'nest-leader/testing';
-import { candidate } from '../core/elector.fixture.js';
 
 const LIMITS = {
   headersTimeoutMs: 400,
@@ -116,7 +114,15 @@ describe('nest-leader-elector HTTP servers under hostile requests (real sockets)
     sidecar = new LeaderElectorSidecar(options, { lock, clock, logger, httpLimits: LIMITS });
     await sidecar.start();
     await clock.advance(0);
-    follower = candidate('b', { lock, clock }, { priority: 0 }).elector;
+    // An advertised candidate without jitter (its reads come every retryPeriod exactly).
+    follower = new LeaderElector({
+      lock,
+      identity: 'b',
+      clock,
+      logger: new RecordingLogger(),
+      random: () => 0,
+      priority: 0,
+    });
     follower.start();
     await clock.advance(1000);
     status = portOf(sidecar.address);

@@ -4,29 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
-
-/**
- * What the leader file holds (JSON): who leads, the term's fencing token, and until when the
- * file may be believed. A reader must check the expiry: a sidecar killed with SIGKILL (or OOM,
- * or frozen) cannot remove its file, and another pod may lead once it has expired.
- */
-export interface LeaderFileContent {
-  /** This candidate's identity. */
-  name: string;
-  /** The term's `leaseTransitions`: a fencing token for the application's writes. */
-  leaseTransitions: number;
-  /** When the term began (RFC 3339). */
-  acquiredAt: string;
-  /**
-   * Until when (RFC 3339, wall clock of this node) the file may be taken for leadership:
-   * written as "now + leaseDuration − renewDeadline" at each rewrite while the term is live,
-   * which no other candidate can lead before (it waits leaseDuration from the last renewal it
-   * saw, and this term ends at most renewDeadline after it). Moves forward every retry period.
-   */
-  expiresAt: string;
-  /** {@link LeaderFileContent.expiresAt} as whole seconds since the Unix epoch, rounded down (for shells: `date +%s`). */
-  expiresAtUnixSeconds: number;
-}
+import type { LeaderFileContent } from 'nest-leader/core';
 
 /**
  * The leader file's content for a live term, written at `now` (wall clock).

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { InvalidLeaderElectionOptionError } from '../errors.js';
+import { InvalidLeaderElectionOptionError } from 'nest-leader/core';
 import { sidecarMessages } from './sidecar.messages.js';
 
 /** Shortest accepted token, characters: guessing must be out of reach. */

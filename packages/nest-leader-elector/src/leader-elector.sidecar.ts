@@ -4,14 +4,17 @@
  * a drop-in for the retired `leader-elector:0.5` image, on a Lease instead of Endpoints.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { LeaderElector } from '../core/election/leader-elector.js';
-import { type ElectionLogger, lockRequestTimeoutMs } from '../core/leader-elector.options.js';
-import type { Clock } from '../core/clock.js';
-import { LeaseLock } from '../locks/kubernetes-object/lease.lock.js';
-import type { ResourceLock } from '../locks/resource-lock.js';
-import { findKubernetesConfig, loadKubernetesConfig } from '../kubernetes/kube-config.loader.js';
-import { lockSelectionMessages } from '../locks/lock-selection.messages.js';
+import {
+  type Clock,
+  type ElectionLogger,
+  findKubernetesConfig,
+  InvalidLeaderElectionOptionError,
+  LeaderElector,
+  LeaseLock,
+  loadKubernetesConfig,
+  lockRequestTimeoutMs,
+  type ResourceLock,
+} from 'nest-leader/core';
 import { sidecarMessages } from './sidecar.messages.js';
 import { LeaderFile, leaderFileContent } from './leader-file.js';
 import type { SidecarOptions } from './sidecar-options.js';
@@ -71,10 +74,7 @@ export class LeaderElectorSidecar {
       if (!kubeConfig) {
         const found = findKubernetesConfig();
         if (!found) {
-          throw new InvalidLeaderElectionOptionError(
-            'kubeconfig',
-            lockSelectionMessages.noClusterRule,
-          );
+          throw new InvalidLeaderElectionOptionError('kubeconfig', sidecarMessages.noClusterRule);
         }
         kubeConfig = loadKubernetesConfig(found);
       }

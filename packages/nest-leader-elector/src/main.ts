@@ -4,7 +4,7 @@
  * clean stop (SIGTERM/SIGINT: the Lease is released), 2 for bad flags or a missing or unusable Kubernetes configuration, 1 when
  * it could not start (e.g. the HTTP address is taken).
  */
-import { InvalidLeaderElectionOptionError, KubeConfigError } from '../errors.js';
+import { InvalidLeaderElectionOptionError, KubeConfigError } from 'nest-leader/core';
 import { sidecarMessages } from './sidecar.messages.js';
 import { LeaderElectorSidecar } from './leader-elector.sidecar.js';
 import { parseSidecarArgs } from './sidecar-options.js';

@@ -20,11 +20,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { acceptedHandoffSeconds } from '../core/handoff/handoff-offer.js';
-import type { LeaderElector } from '../core/election/leader-elector.js';
-import { validateIdentity, type ElectionLogger } from '../core/leader-elector.options.js';
-import { InvalidLeaderElectionOptionError, LeadershipTransferError } from '../errors.js';
-import type { ResourceLock } from '../locks/resource-lock.js';
+import {
+  acceptedHandoffSeconds,
+  type ElectionLogger,
+  InvalidLeaderElectionOptionError,
+  type LeaderElector,
+  LeadershipTransferError,
+  MAX_TRANSFER_BODY_BYTES,
+  type ResourceLock,
+  type SidecarTransferRequest,
+  type SidecarTransferResponse,
+  validateIdentity,
+} from 'nest-leader/core';
 import { sidecarMessages } from './sidecar.messages.js';
 import {
   requestPath,
@@ -33,30 +40,6 @@ import {
   type SidecarHttpLimits,
 } from './sidecar-http.js';
 import type { TransferToken } from './transfer-token.js';
-
-/** Largest request body accepted by `POST /transfer`, bytes. */
-export const MAX_TRANSFER_BODY_BYTES = 1024;
-
-/** The body of `POST /transfer` (JSON). */
-export interface SidecarTransferRequest {
-  /** The identity of the candidate to hand leadership to; it must advertise itself on the Lease. */
-  to: string;
-  /** How long the Lease is reserved for `to`, whole seconds, at most (and by default) the ttl. */
-  leaseDurationSeconds?: number;
-}
-
-/** What `POST /transfer` answers with 200: the handoff was written. */
-export interface SidecarTransferResponse {
-  /** The candidate the Lease was handed to (its holderIdentity now). */
-  to: string;
-  /**
-   * How long the Lease is reserved for `to`, seconds: the handoff's bound, at most one offer
-   * window (`to` accepted an offer: it takes the Lease within a poll).
-   */
-  leaseDurationSeconds: number;
-  /** The handoff record's leaseTransitions (this sidecar's ended term + 1). */
-  leaseTransitions: number | null;
-}
 
 /** What the transfer server needs. */
 export interface SidecarTransferServerOptions {

@@ -15,8 +15,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LeaderElector } from '../core/election/leader-elector.js';
-import type { ElectionLogger } from '../core/leader-elector.options.js';
+import type {
+  ElectionLogger,
+  LeaderElector,
+  SidecarHealthResponse,
+  SidecarLeaderResponse,
+  SidecarReadyResponse,
+} from 'nest-leader/core';
 import { sidecarMessages } from './sidecar.messages.js';
 import {
   requestPath,
@@ -24,33 +29,6 @@ import {
   SidecarHttpServer,
   type SidecarHttpLimits,
 } from './sidecar-http.js';
-
-/** What `GET /` answers. */
-export interface SidecarLeaderResponse {
-  /** The observed leader's identity; `""` when none is known. */
-  name: string;
-  /** When this candidate observed the leader change (RFC 3339), `null` before it saw one. */
-  last_update: string | null;
-}
-
-/** What `GET /ready` answers (200 when `leader`, else 503). */
-export interface SidecarReadyResponse {
-  /** True only while this sidecar's term is live (re-checked at request time). */
-  leader: boolean;
-  /** The observed leader's identity; `""` when none is known. */
-  name: string;
-  /**
-   * The live term's `leaseTransitions` (its fencing token) on the leader; on a follower the
-   * value last observed in the Lease; `null` before the first read.
-   */
-  leaseTransitions: number | null;
-}
-
-/** What `GET /healthz` answers: 200 when healthy, else 503. */
-export interface SidecarHealthResponse {
-  /** False when the elector is wedged or its election loop ended; why is in the sidecar's log. */
-  healthy: boolean;
-}
 
 /** Serves the elector's view over HTTP. */
 export class SidecarServer {

@@ -7,8 +7,11 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { InvalidLeaderElectionOptionError } from '../errors.js';
-import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
+import {
+  InvalidLeaderElectionOptionError,
+  validateLeaseName,
+  validateNamespace,
+} from 'nest-leader/core';
 import { sidecarMessages } from './sidecar.messages.js';
 
 /** Default `--ttl`, as the old image's: 10 s. */

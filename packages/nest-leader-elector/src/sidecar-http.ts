@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ElectionLogger } from '../core/leader-elector.options.js';
+import type { ElectionLogger } from 'nest-leader/core';
 import { sidecarMessages } from './sidecar.messages.js';
 
 /** Limits of a sidecar HTTP server; every field has a default (see {@link SIDECAR_HTTP_LIMITS}). */

@@ -2,7 +2,7 @@
  * The texts of the `nest-leader-elector` sidecar: usage, flag rules and log lines.
  */
 
-import { boundedText, errorText } from '../format.js';
+import { boundedText, errorText } from 'nest-leader/core';
 
 /** Messages of the `nest-leader-elector` sidecar CLI. */
 export const sidecarMessages = {
@@ -39,6 +39,12 @@ export const sidecarMessages = {
   tokenRule: (minLength: number, maxBytes: number) =>
     `must hold one token of at least ${minLength} printable ASCII characters without spaces ` +
     `(surrounding whitespace ignored), in a file of at most ${maxBytes} bytes`,
+  // The text selectLock() gives a 'kubernetes' lock without a cluster, as the sidecar always
+  // answered it.
+  noClusterRule:
+    "'kubernetes' needs a cluster: none found (KUBECONFIG unset, no in-cluster ServiceAccount " +
+    "token or KUBERNETES_SERVICE_HOST, no ~/.kube/config); pass kubeConfig, or use lock 'file' " +
+    'outside Kubernetes',
   requiredRule: 'is required',
   emptyRule: 'must not be empty',
   unknownFlag: (detail: string) => `${detail}\n\nRun nest-leader-elector --help for the flags.`,

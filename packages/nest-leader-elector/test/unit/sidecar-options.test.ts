@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { InvalidLeaderElectionOptionError } from 'nest-leader';
-import { parseGoDurationMs, parseSidecarArgs } from '../../../dist/esm/sidecar/sidecar-options.js';
+import { InvalidLeaderElectionOptionError } from 'nest-leader/core';
+import { parseGoDurationMs, parseSidecarArgs } from '../../dist/sidecar-options.js';
 
 const parse = (...argv: string[]) => parseSidecarArgs(argv, { hostname: 'pod-7' });
 
