@@ -102,6 +102,8 @@ export interface CandidateEvent {
   shards?: number[];
   /** `sharded` `units`: the token of each of `shards`. */
   tokens?: number[];
+  /** `sharded` `units`: whether this member coordinated the election right then. */
+  coordinator?: boolean;
   /** `unit-*`: the unit of work's number in its term, from 1. */
   unit?: number;
   /** `write-accepted`, `write-rejected`: the ledger entry written. */
