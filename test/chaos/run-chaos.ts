@@ -194,33 +194,35 @@ async function main(): Promise<number> {
         progress,
       })
     : values.cluster
-    ? await runPodChaos({
-        signal: stop.signal,
-        faults: whole('--faults', values.faults, 300, 1, 100_000),
-        seed,
-        kinds: kinds as PodFaultKind[] | undefined,
-        unsafeIntruder: values['unsafe-intruder'],
-        maxDurationMs: maxMinutes * 60_000,
-        outDir,
-        command,
-        progress,
-      })
-    : await runChaos({
-        signal: stop.signal,
-        transitions,
-        everyKindAtLeast,
-        seed,
-        replicas,
-        timings: CHAOS_TIMINGS,
-        maxDurationMs: maxMinutes * 60_000,
-        kinds: kinds as FaultKind[] | undefined,
-        outDir,
-        command,
-        progress,
-      });
+      ? await runPodChaos({
+          signal: stop.signal,
+          faults: whole('--faults', values.faults, 300, 1, 100_000),
+          seed,
+          kinds: kinds as PodFaultKind[] | undefined,
+          unsafeIntruder: values['unsafe-intruder'],
+          maxDurationMs: maxMinutes * 60_000,
+          outDir,
+          command,
+          progress,
+        })
+      : await runChaos({
+          signal: stop.signal,
+          transitions,
+          everyKindAtLeast,
+          seed,
+          replicas,
+          timings: CHAOS_TIMINGS,
+          maxDurationMs: maxMinutes * 60_000,
+          kinds: kinds as FaultKind[] | undefined,
+          outDir,
+          command,
+          progress,
+        });
   process.stdout.write(`\n${formatSummary(result.report)}\n`);
   if ('sharded' in result.report) {
-    process.stdout.write(`${formatShardedFigures((result as ShardedChaosResult).report.sharded)}\n`);
+    process.stdout.write(
+      `${formatShardedFigures((result as ShardedChaosResult).report.sharded)}\n`,
+    );
   }
   process.stdout.write(
     `report:  ${relative(process.cwd(), result.reportPath)}\npicture: ${relative(process.cwd(), result.svgPath)}\n`,

@@ -42,7 +42,10 @@ export function shardLogs(
   for (const member of members) {
     const timed = Array.from({ length: shards }, () => [] as { ms: number; event: DemoEvent }[]);
     // The first and last units line of each (shard, token), in the member's own order.
-    const runs = new Map<string, { shard: number; token: number; firstMs: number; lastMs: number }>();
+    const runs = new Map<
+      string,
+      { shard: number; token: number; firstMs: number; lastMs: number }
+    >();
     const identity = member.identity;
     for (const e of member.events) {
       if ((e.event === 'started' || e.event === 'stopped') && e.shard !== undefined) {

@@ -39,7 +39,7 @@ import {
   shardGapBoundMs,
 } from './sharded-fault-kinds.js';
 import { applyShardRound } from './sharded-fault-injector.js';
-import { ShardedLane } from './sharded-fleet.js';
+import { ShardedLane, StartGate } from './sharded-fleet.js';
 import { startToxiproxy } from './toxiproxy-server.js';
 import { renderTimelineSvg } from './timeline-chart.js';
 
@@ -54,6 +54,9 @@ export const SHARDED_CHAOS_TIMINGS: ChaosTimings = {
   retryPeriodMs: 500,
   heartbeatMs: 200,
 };
+
+/** Member processes starting at once, across all lanes. */
+const MEMBER_STARTS_AT_ONCE = 3;
 
 /** Users members authenticate as (test/control-plane's identities), granted the sharded verbs. */
 const USERS = ['alice', 'bob', 'carol', 'dave'] as const;
@@ -101,11 +104,20 @@ export interface ShardedFigures {
   memberProcesses: number;
   violationsByRule: Partial<Record<ViolationKind, number>>;
   /** Per kind: the longest time a shard had no owner, and the bound. */
-  longestUnownedGapMs: Partial<Record<ShardFaultKind | 'startup', { maxMs: number; boundMs: number }>>;
+  longestUnownedGapMs: Partial<
+    Record<ShardFaultKind | 'startup', { maxMs: number; boundMs: number }>
+  >;
   /** Per kind: change → balanced (every shard owned once, ±1), p50/p99/max. */
-  balancedMs: Partial<Record<ShardFaultKind, { count: number; p50: number; p99: number; max: number }>>;
+  balancedMs: Partial<
+    Record<ShardFaultKind, { count: number; p50: number; p99: number; max: number }>
+  >;
   /** Fenced writes: refused to a woken SIGSTOPped member, and what the ledgers hold. */
-  fenced: { refusedInSigstopRounds: number; refusedTotal: number; ledgerRows: number; staleAccepted: number };
+  fenced: {
+    refusedInSigstopRounds: number;
+    refusedTotal: number;
+    ledgerRows: number;
+    staleAccepted: number;
+  };
 }
 
 export type ShardedChaosReport = ChaosReport & { sharded: ShardedFigures };
@@ -196,7 +208,9 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
       `renewDeadline ${timings.renewDeadlineMs} ms, retryPeriod ${timings.retryPeriodMs} ms`,
   );
   // Fenced ledgers take five writes a second per shard: on tmpfs where there is one.
-  const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'nest-leader-sharded-chaos-'));
+  const dir = mkdtempSync(
+    join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'nest-leader-sharded-chaos-'),
+  );
   const setupMs: Record<string, number> = {};
   let stepStarted = performance.now();
   const step = (name: string) => {
@@ -218,6 +232,7 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
   let aborted: string | undefined;
   const offsetMs = Date.now() - monotonicNowMs();
   const startedAt = Date.now();
+  const startGate = new StartGate(MEMBER_STARTS_AT_ONCE);
   try {
     for (const user of USERS) await grantLeaseAccess(cluster, user, SHARDED_VERBS);
     step('rbac');
@@ -234,6 +249,7 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
           shards: options.shards,
           timings: electionTimings,
           dir: laneDir,
+          startGate,
         }),
       );
       faultsByLane.push([]);
@@ -254,7 +270,8 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
       );
     const kindsShort = () =>
       kinds.some(
-        (k) => faultsByLane.flat().filter((f) => f.kind === k).length < (options.everyKindAtLeast ?? 0),
+        (k) =>
+          faultsByLane.flat().filter((f) => f.kind === k).length < (options.everyKindAtLeast ?? 0),
       );
     const done = (): string | undefined => {
       if (options.signal?.aborted) return `stopped (${String(options.signal.reason)})`;
@@ -264,48 +281,65 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
       }
       return undefined;
     };
+    // A lane that fails ends alone (its failure is a violation); the others play on.
+    const laneFailures: string[] = [];
     await Promise.all(
       lanes.map(async (lane, i) => {
-        const schedule = new FaultSchedule<ShardFaultKind>(
-          (options.seed + i * 0x9e3779b9) >>> 0,
-          kinds,
-          options.bagExtras ?? SHARD_BAG_EXTRAS,
-        );
-        for (let m = 0; m < options.members; m++) await lane.spawn();
-        const readyMs = monotonicNowMs();
-        laneStartedAt[i] = Date.now();
-        await lane.balanced(readyMs, 60_000);
-        say(`lane ${i}: ${options.members} members balanced over ${options.shards} shards`);
-        let misses = 0;
-        for (;;) {
-          const why = done();
-          if (why) {
-            say(`lane ${i}: ${why}`);
-            return;
-          }
-          round += 1;
-          const { records, refusals } = await applyShardRound(schedule.next(), lane, {
-            timings,
-            allowances,
-            uniform: () => schedule.uniform(),
-            offsetMs,
-            round,
-          });
-          faultsByLane[i]!.push(...records);
-          refusedInSigstopRounds += refusals;
-          const notes = records.flatMap((r) => r.notes ?? []);
-          say(
-            `lane ${i} round ${round} ${records.map((r) => `${r.kind} ${r.target} ${r.measurements?.balancedMs ?? '?'} ms`).join(' → ')}` +
-              (refusals ? ` · ${refusals} stale writes refused` : '') +
-              ` · ${killStops()} kill/stop, ${moves()} moves` +
-              (notes.length ? ` · !! ${notes.join('; ')}` : ''),
-          );
-          misses = notes.length > 0 ? misses + 1 : 0;
-          if (misses >= 5) throw new Error(`lane ${i}: five rounds in a row did not settle`);
-          if (lane.live.length === 0) throw new Error(`lane ${i}: no member left`);
+        try {
+          await playLane(lane, i);
+        } catch (error) {
+          laneFailures.push(`lane ${i}: ${(error as Error).stack ?? String(error)}`);
+          say(`!! lane ${i} failed: ${String(error)}`);
         }
       }),
     );
+    if (laneFailures.length > 0) aborted = laneFailures.join('\n');
+    async function playLane(lane: ShardedLane, i: number): Promise<void> {
+      const schedule = new FaultSchedule<ShardFaultKind>(
+        (options.seed + i * 0x9e3779b9) >>> 0,
+        kinds,
+        options.bagExtras ?? SHARD_BAG_EXTRAS,
+      );
+      for (let tries = 0; lane.live.length < options.members; tries++) {
+        if (tries >= 2 * options.members) throw new Error(`lane ${i}: members did not start`);
+        await lane.spawn().catch((error: unknown) => say(`lane ${i}: ${String(error)}`));
+      }
+      // The election began when its first member was ready.
+      const ready = lane.live[0]!.process.events.find((e) => e.event === 'ready')!;
+      laneStartedAt[i] = ready.monotonicMs + offsetMs;
+      await lane.balanced(monotonicNowMs(), 60_000);
+      say(`lane ${i}: ${options.members} members balanced over ${options.shards} shards`);
+      let misses = 0;
+      for (;;) {
+        const why = done();
+        if (why) {
+          say(`lane ${i}: ${why}`);
+          return;
+        }
+        round += 1;
+        const { records, refusals } = await applyShardRound(schedule.next(), lane, {
+          timings,
+          allowances,
+          uniform: () => schedule.uniform(),
+          offsetMs,
+          round,
+        });
+        faultsByLane[i]!.push(...records);
+        refusedInSigstopRounds += refusals;
+        const notes = records.flatMap((r) => r.notes ?? []);
+        say(
+          `lane ${i} round ${round} ${records.map((r) => `${r.kind} ${r.target} ${r.measurements?.balancedMs ?? '?'} ms`).join(' → ')}` +
+            (refusals ? ` · ${refusals} stale writes refused` : '') +
+            ` · ${killStops()} kill/stop, ${moves()} moves` +
+            (notes.length ? ` · !! ${notes.join('; ')}` : ''),
+        );
+        // A change over its bound is a violation, reported; one never balanced five rounds
+        // in a row means the election is wedged: stop rather than play on.
+        misses = notes.some((n) => n.includes('not balanced within')) ? misses + 1 : 0;
+        if (misses >= 5) throw new Error(`lane ${i}: five rounds in a row did not settle`);
+        if (lane.live.length === 0) throw new Error(`lane ${i}: no member left`);
+      }
+    }
   } catch (error) {
     aborted = (error as Error).stack ?? String(error);
     say(`!! the harness failed: ${aborted}`);
@@ -318,7 +352,15 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
   // Judge every lane, shard by shard.
   const verdict: ChaosVerdict = { terms: [], transitions: [], violations: [] };
   const laneVerdicts = lanes.map((lane, i) =>
-    judgeLane(lane, faultsByLane[i]!, offsetMs, laneStartedAt[i] ?? startedAt, endedAt, timings, allowances),
+    judgeLane(
+      lane,
+      faultsByLane[i]!,
+      offsetMs,
+      laneStartedAt[i] ?? startedAt,
+      endedAt,
+      timings,
+      allowances,
+    ),
   );
   for (const v of laneVerdicts) {
     verdict.terms.push(...v.terms);
@@ -326,7 +368,11 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
     verdict.violations.push(...v.violations);
   }
   if (aborted) {
-    verdict.violations.push({ kind: 'round-problem', at: endedAt, message: `run aborted: ${aborted}` });
+    verdict.violations.push({
+      kind: 'round-problem',
+      at: endedAt,
+      message: `run aborted: ${aborted}`,
+    });
   }
   verdict.violations.sort((a, b) => a.at - b.at);
   let refusedTotal = 0;

@@ -52,6 +52,8 @@ function pickTarget(lane: ShardedLane, uniform: () => number): LaneMember {
 
 /** The kind actually applied: scaling stays within 2–5 members. */
 export function feasibleKind(kind: ShardFaultKind, members: number): ShardFaultKind {
+  // Below two (a member that failed to start): grow first, every fault needs a survivor.
+  if (members < MIN_MEMBERS) return 'scale-up';
   if (kind === 'scale-up' && members >= MAX_MEMBERS) return 'scale-down';
   if (kind === 'scale-down' && members <= MIN_MEMBERS) return 'scale-up';
   return kind;
@@ -110,7 +112,18 @@ export async function applyShardRound(
   const join = async (k: ShardFaultKind) => {
     const startMs = monotonicNowMs();
     const record = open(k, undefined, startMs);
-    const member = await lane.spawn();
+    let member;
+    try {
+      member = await lane.spawn();
+    } catch (error) {
+      // Not the election's fault: the machine could not start a process in time. Noted (a
+      // violation of the round) and played on with the members there are.
+      record.notes!.push(
+        `lane ${lane.lane}: a new member did not start: ${(error as Error).message.split('\n')[0]}`,
+      );
+      record.endAt = wall(monotonicNowMs());
+      return;
+    }
     record.target = member.process.identity;
     const ready = member.process.events.find((e) => e.event === 'ready')!;
     await settle(record, ready.monotonicMs);
@@ -134,7 +147,8 @@ export async function applyShardRound(
           target.process.exited.then(() => true),
           sleep(10_000).then(() => false),
         ]);
-        if (!exited) record.notes!.push(`${target.process.identity} did not exit within 10 s of SIGTERM`);
+        if (!exited)
+          record.notes!.push(`${target.process.identity} did not exit within 10 s of SIGTERM`);
       }
       if (kind !== 'scale-down') await join('replace');
       break;
@@ -146,7 +160,11 @@ export async function applyShardRound(
       writeFileSync(target.pauseFile, '');
       const openedMs = monotonicNowMs();
       const window = await target.process
-        .waitFor((e) => e.event === 'write-window' && e.monotonicMs > openedMs, 3000, 'its write window')
+        .waitFor(
+          (e) => e.event === 'write-window' && e.monotonicMs > openedMs,
+          3000,
+          'its write window',
+        )
         .catch(() => undefined);
       target.process.pause();
       const stopMs = monotonicNowMs();
@@ -170,7 +188,9 @@ export async function applyShardRound(
           }
         },
         { timeoutMs: 5000, intervalMs: 50 },
-      ).catch((error: unknown) => record.notes!.push(`lane ${lane.lane}: ${(error as Error).message}`));
+      ).catch((error: unknown) =>
+        record.notes!.push(`lane ${lane.lane}: ${(error as Error).message}`),
+      );
       if (existsSync(target.pauseFile)) rmSync(target.pauseFile);
       target.process.resume();
       const wakeMs = monotonicNowMs();

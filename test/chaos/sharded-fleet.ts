@@ -13,11 +13,7 @@ import type { LeaderElectionTimings } from 'nest-leader';
 import type { CandidateProcess } from '../support/candidate-process.js';
 import type { ClusterInfo } from '../support/control-plane.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
-import {
-  balanced,
-  latestUnits,
-  startShardedMemberAt,
-} from '../support/sharded-members.js';
+import { balanced, latestUnits, startShardedMemberAt } from '../support/sharded-members.js';
 import { ReplicaLink } from './replica-link.js';
 import type { MemberLog } from './shard-logs.js';
 import { MAX_MEMBERS } from './sharded-fault-kinds.js';
@@ -49,6 +45,32 @@ export interface ShardedLaneOptions {
   dir: string;
   /** Further flags of the member started `n`-th (from 1), e.g. `--ignore-revoke`. */
   extraArgs?: (n: number) => readonly string[];
+  /**
+   * Shared by the lanes of a run: at most this many member processes start at once (a Node
+   * process starting takes seconds of CPU; many at once on a small machine miss their 30 s).
+   */
+  startGate?: StartGate;
+}
+
+/** At most `limit` holders at a time, first come first served. */
+export class StartGate {
+  private holders = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Runs `task` once a place is free. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.holders >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    else this.holders += 1;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.holders -= 1;
+    }
+  }
 }
 
 /** The members of one sharded election and their links. */
@@ -114,8 +136,8 @@ export class ShardedLane {
     const pauseFile = join(this.options.dir, `pause-${identity}`);
     const fleet: CandidateProcess[] = [];
     const spawnedAtMs = monotonicNowMs();
-    try {
-      const process = await startShardedMemberAt(
+    const start = () =>
+      startShardedMemberAt(
         {
           kubeconfigPath: this.kubeconfigs[slot]!,
           leaseName: this.leaseName,
@@ -134,6 +156,8 @@ export class ShardedLane {
           ...(this.options.extraArgs?.(n) ?? []),
         ],
       );
+    try {
+      const process = await (this.options.startGate?.run(start) ?? start());
       const member: LaneMember = { process, slot, pauseFile, spawnedAtMs, expectedExit: false };
       this.history.push(member);
       this.live.push(member);

@@ -10,7 +10,9 @@
  * every 200 ms one `units` line: the shards whose term passed its call-time check
  * (`term.isLive()`) right then, with their tokens — the work each owner actually did, which the
  * per-shard overlap check judges (a paused process does no units, and its first check after
- * waking fails) — and whether it coordinates the election then. SIGTERM leaves gracefully (drains, releases its member Lease) and exits 0.
+ * waking fails) — and whether it coordinates the election then. SIGTERM leaves gracefully
+ * (drains, releases its member Lease) and exits 0. SIGUSR2 prints its memory after a full GC
+ * (`memory`; see `candidate-memory.ts`).
  *
  * With `--fenced-dir D`, each tick also writes one entry per live shard to that shard's fenced
  * ledger (`D/shard-<n>.sqlite`, the README's `examples/fenced-ledger.ts`, which refuses a token
@@ -34,6 +36,7 @@ import { type ElectionLogger, KubernetesShardLeaseStore, ShardedElection } from 
 import type { CandidateEvent } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { monotonicNowMs } from './monotonic-time.js';
+import { reportMemoryOnSignal } from './candidate-memory.js';
 
 function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
   const line: CandidateEvent = {
@@ -150,6 +153,7 @@ async function main(): Promise<void> {
       )) as FencedLedgerModule)
     : undefined;
   const ledgers = new Map<number, DatabaseSync>();
+  reportMemoryOnSignal((event) => emit({ ...event, identity }));
   emit({ event: 'ready', identity });
   election.start();
   for (;;) {
