@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gzipSync } from 'node:zlib';
 import type { LeaderElectionTimings } from 'nest-leader';
+import { FAST_TIMINGS } from '../support/candidates.js';
 import { type ClusterInfo, startControlPlane } from '../support/control-plane.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 import { grantLeaseAccess } from '../support/rbac.js';
@@ -44,14 +45,15 @@ import { startToxiproxy } from './toxiproxy-server.js';
 import { renderTimelineSvg } from './timeline-chart.js';
 
 /**
- * The sharded mode's timings: the process harness's (leaseDuration 2 s, renewDeadline 1.5 s,
- * retryPeriod 0.5 s), so a crash round takes a few seconds; `heartbeatMs` is the members' units
- * period (200 ms), the resolution of their work log.
+ * The sharded mode's timings: the integration tests' (leaseDuration 4 s, renewDeadline 3 s,
+ * retryPeriod 1 s). The process harness's 2/1.5/0.5 s made members on a machine at load 40–56
+ * miss their renew deadline by starvation alone, over and over: the run measured the machine.
+ * `heartbeatMs` is the members' units period (200 ms), the resolution of their work log.
  */
 export const SHARDED_CHAOS_TIMINGS: ChaosTimings = {
-  leaseDurationMs: 2000,
-  renewDeadlineMs: 1500,
-  retryPeriodMs: 500,
+  leaseDurationMs: FAST_TIMINGS.leaseDurationSeconds * 1000,
+  renewDeadlineMs: FAST_TIMINGS.renewDeadlineSeconds * 1000,
+  retryPeriodMs: FAST_TIMINGS.retryPeriodSeconds * 1000,
   heartbeatMs: 200,
 };
 

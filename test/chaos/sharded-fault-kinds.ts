@@ -38,11 +38,12 @@ export const KILL_STOP_KINDS: readonly ShardFaultKind[] = ['member-sigkill', 'me
 
 /**
  * Extra copies per bag of the schedule: the long run needs ≥ 1,000 kill/stop rounds, so a bag of
- * 14 rounds holds 4 SIGKILLs and 4 SIGSTOPs (8 kill/stop rounds) and every other kind once.
+ * 14 rounds holds 3 SIGKILLs and 5 SIGSTOPs (8 kill/stop rounds) and every other kind once —
+ * more SIGSTOPs, which wake the same process, than SIGKILLs, each of which starts a new one.
  */
 export const SHARD_BAG_EXTRAS: Partial<Record<ShardFaultKind, number>> = {
-  'member-sigkill': 3,
-  'member-sigstop': 3,
+  'member-sigkill': 2,
+  'member-sigstop': 4,
 };
 
 /** Fewest and most members of one sharded election during a run. */
