@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gzipSync } from 'node:zlib';
 import type { LeaderElectionTimings } from 'nest-leader';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { FAST_TIMINGS } from '../support/candidates.js';
+import { kubeConfigFor } from '../support/cluster.js';
 import { type ClusterInfo, startControlPlane } from '../support/control-plane.js';
 import { monotonicNowMs } from '../support/monotonic-time.js';
 import { grantLeaseAccess } from '../support/rbac.js';
@@ -236,7 +238,22 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
   const startedAt = Date.now();
   const startGate = new StartGate(MEMBER_STARTS_AT_ONCE);
   try {
-    for (const user of USERS) await grantLeaseAccess(cluster, user, SHARDED_VERBS);
+    // Each lane in a namespace of its own: every member watches its namespace's Leases, so
+    // lanes sharing one would each receive every other lane's renewals (18 members at 1 s:
+    // ≈ 30 updates/s to each of 18 watchers), which starved a loaded machine.
+    const laneClusters: ClusterInfo[] = [];
+    const core = kubeConfigFor(cluster).makeApiClient(CoreV1Api);
+    for (let i = 0; i < options.lanes; i++) {
+      const namespace = `sharded-chaos-${options.seed.toString(16)}-${i}`;
+      await core
+        .createNamespace({ body: { metadata: { name: namespace } } })
+        .catch((error: unknown) => {
+          if ((error as { code?: number }).code !== 409) throw error;
+        });
+      const laneCluster = { ...cluster, namespace };
+      for (const user of USERS) await grantLeaseAccess(laneCluster, user, SHARDED_VERBS);
+      laneClusters.push(laneCluster);
+    }
     step('rbac');
     for (let i = 0; i < options.lanes; i++) {
       const laneDir = join(dir, `lane-${i}`);
@@ -244,7 +261,7 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
       lanes.push(
         await ShardedLane.create({
           lane: i,
-          cluster,
+          cluster: laneClusters[i]!,
           toxiproxy: toxiproxy.client,
           users: USERS,
           leaseName: `chaos-sh-${options.seed.toString(16)}-${i}`,
