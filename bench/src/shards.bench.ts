@@ -11,9 +11,11 @@
  *   owner's `stopped` to the new owner's `started`, CLOCK_MONOTONIC).
  * - Crash: SIGKILL of a member that does not coordinate: per shard of it, from its last
  *   renewal (the audit log's last update of its member Lease) to the new owner's `started`.
- * - RSS of a member with 1,024 shards and of a one-election candidate process.
+ * - Memory of a member with 1,024 shards (the coordinator marked) and of a one-election candidate
+ *   process of the same age, each after a full GC (`CandidateProcess.memory()`): RSS and V8 heap
+ *   in use. A single RSS reading without a GC measured when V8 last collected, not what the
+ *   process holds (identical members differed by up to 30 MB).
  */
-import { readFileSync } from 'node:fs';
 import {
   type CandidateProcess,
   CandidateProcess as Candidates,
@@ -25,6 +27,7 @@ import { monotonicNowMs } from '@nest-leader/test/support/monotonic-time.js';
 import { grantLeaseAccess } from '@nest-leader/test/support/rbac.js';
 import {
   balanced,
+  latestUnits,
   SHARDED_VERBS,
   startShardedMember,
 } from '@nest-leader/test/support/sharded-members.js';
@@ -42,6 +45,8 @@ import { sleep } from './support/sleep.js';
 import { describeMs, type MsDistribution } from './support/stats.js';
 
 const USERS = ['alice', 'bob', 'carol'] as const;
+/** The one-election candidate's user: not in USERS, so the load windows do not count it. */
+const ONE_USER = 'dave';
 const MEMBERS = 8;
 const TIMINGS: LeaderElectionTimings = {
   leaseDurationSeconds: 15,
@@ -69,7 +74,16 @@ interface ShardsResult {
     unowned: MsDistribution;
   };
   crash: { shards: number; afterLastRenewal: MsDistribution; leaseDurationMs: number };
-  rss: { memberWith1024ShardsMb: number[]; oneElectionMb: number };
+  rss: {
+    /** How the figures were taken. */
+    measuredAfter: string;
+    memberWith1024ShardsMb: number[];
+    /** Index in `memberWith1024ShardsMb` of the member that coordinated. */
+    coordinatorIndex: number;
+    memberHeapUsedMb: number[];
+    oneElectionMb: number;
+    oneElectionHeapUsedMb: number;
+  };
 }
 
 export const shardsBench: Benchmark = {
@@ -81,6 +95,7 @@ export const shardsBench: Benchmark = {
   async run(settings: BenchSettings, command: string): Promise<void> {
     const result = await withControlPlane(USERS, async (cluster) => {
       for (const user of USERS) await grantLeaseAccess(cluster, user, SHARDED_VERBS);
+      await grantLeaseAccess(cluster, ONE_USER);
       return measure(cluster, settings.seconds);
     });
     const summary = summarize(result);
@@ -119,11 +134,14 @@ async function measure(cluster: ClusterInfo, seconds: number): Promise<ShardsRes
           await startShardedMember(cluster, user, leaseName, `m${i}`, shards, TIMINGS, fleet),
         );
       }
+      // A one-election candidate of the members' age, for the memory comparison; as ONE_USER,
+      // whose requests the load windows do not count.
+      const one = shards === 1024 ? await oneElection(cluster, fleet) : undefined;
       await balanced(members, shards, monotonicNowMs(), 120_000);
       console.log(`  ${shards} shards balanced over ${MEMBERS}; measuring ${seconds} s…`);
       await sleep(3000);
       load.push(await window(cluster, shards, seconds));
-      if (shards === 1024) moves = await movesAndCrash(cluster, leaseName, members, fleet);
+      if (one) moves = await movesAndCrash(cluster, leaseName, members, one, fleet);
     } finally {
       for (const member of fleet) member.kill('SIGTERM');
       await Promise.all(fleet.map((m) => Promise.race([m.exited, sleep(20_000)])));
@@ -158,13 +176,11 @@ async function movesAndCrash(
   cluster: ClusterInfo,
   leaseName: string,
   members: CandidateProcess[],
+  one: CandidateProcess,
   fleet: CandidateProcess[],
 ): Promise<Pick<ShardsResult, 'join' | 'leave' | 'crash' | 'rss'>> {
   const shards = 1024;
-  const rss = {
-    memberWith1024ShardsMb: members.map((m) => rssMb(m.pid!)),
-    oneElectionMb: await oneElectionRss(cluster),
-  };
+  const rss = await memoryOf(members, one);
 
   // 8 → 9.
   const joinMs = monotonicNowMs();
@@ -267,25 +283,38 @@ function latestShards(member: CandidateProcess): number[] {
   return member.events.findLast((e) => e.event === 'units')?.shards ?? [];
 }
 
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return round1(kb / 1024);
+const mb = (bytes: number) => round1(bytes / 2 ** 20);
+
+/** A one-election candidate (our elector on its own Lease) as {@link ONE_USER}. */
+function oneElection(cluster: ClusterInfo, fleet: CandidateProcess[]): Promise<CandidateProcess> {
+  return Candidates.startReady(
+    {
+      implementation: 'nest-leader',
+      identity: 'rss-one',
+      timings: TIMINGS,
+      ...leaseTarget(cluster, ONE_USER, uniqueLeaseName('bench-shards-one')),
+    },
+    fleet,
+  );
 }
 
-async function oneElectionRss(cluster: ClusterInfo): Promise<number> {
-  const candidate = await Candidates.startReady({
-    implementation: 'nest-leader',
-    identity: 'rss-one',
-    timings: TIMINGS,
-    ...leaseTarget(cluster, 'alice', uniqueLeaseName('bench-shards-one')),
-  });
-  try {
-    await sleep(10_000);
-    return rssMb(candidate.pid!);
-  } finally {
-    await candidate.dispose();
-  }
+/** Every member's and the one-election candidate's memory after a full GC, one at a time. */
+async function memoryOf(
+  members: readonly CandidateProcess[],
+  one: CandidateProcess,
+): Promise<ShardsResult['rss']> {
+  const memberMemory = [];
+  for (const member of members) memberMemory.push(await member.memory());
+  const oneMemory = await one.memory();
+  const coordinatorIndex = members.findIndex((m) => latestUnits(m, -Infinity)?.coordinator);
+  return {
+    measuredAfter: 'a full GC in each process (SIGUSR2, CandidateProcess.memory()), all of one age',
+    memberWith1024ShardsMb: memberMemory.map((m) => mb(m.rssBytes)),
+    coordinatorIndex,
+    memberHeapUsedMb: memberMemory.map((m) => mb(m.heapUsedBytes)),
+    oneElectionMb: mb(oneMemory.rssBytes),
+    oneElectionHeapUsedMb: mb(oneMemory.heapUsedBytes),
+  };
 }
 
 /** `REFERENCE_LEASES` one-Lease-per-shard elections of 8 candidates each, scaled to 1,024. */
@@ -356,7 +385,9 @@ function summarize(r: ShardsResult): string[] {
     `  8 → 9: ${r.join.moved} moved, ${r.join.interruptedNotMoved} interrupted without moving; unowned ${dist(r.join.unowned)}`,
     `  9 → 8: ${r.leave.moved} moved (the leaver owned ${r.leave.leaverOwned}), ${r.leave.interruptedNotMoved} interrupted without moving; unowned ${dist(r.leave.unowned)}`,
     `  crash: ${r.crash.shards} shards owned again after the last renewal: ${dist(r.crash.afterLastRenewal)} (leaseDuration ${r.crash.leaseDurationMs} ms)`,
-    `  RSS: members with 1,024 shards ${r.rss.memberWith1024ShardsMb.join(', ')} MB; one election ${r.rss.oneElectionMb} MB`,
+    `  memory after a full GC: members with 1,024 shards RSS ${r.rss.memberWith1024ShardsMb.join(', ')} MB ` +
+      `(coordinator: #${r.rss.coordinatorIndex + 1}), heap used ${r.rss.memberHeapUsedMb.join(', ')} MB; ` +
+      `one election RSS ${r.rss.oneElectionMb} MB, heap used ${r.rss.oneElectionHeapUsedMb} MB`,
   ];
 }
 

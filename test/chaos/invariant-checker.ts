@@ -12,9 +12,13 @@ import type { DemoEvent, LeaderWorkEvent } from '@nest-leader/demo/demo-events';
 import { overlappingSpans } from '@nest-leader/demo/leadership-overlaps';
 import { type FaultKind, LEASE_DELETED_AT } from './fault-kinds.js';
 import type { PodFaultKind } from './pod-fault-kinds.js';
+import type { ShardFaultKind } from './sharded-fault-kinds.js';
 
-/** A fault of either tier: a process-level fault (`pnpm chaos`) or a pod-level one (`--cluster`). */
-export type ChaosFaultKind = FaultKind | PodFaultKind;
+/**
+ * A fault of any mode: process-level (`pnpm chaos`), pod-level (`--cluster`) or per member of a
+ * sharded election (`--sharded`).
+ */
+export type ChaosFaultKind = FaultKind | PodFaultKind | ShardFaultKind;
 
 /** One replica process's log and fate. Times are wall-clock ms (`Date.now()` scale). */
 export interface ProcessLog {

@@ -1,6 +1,7 @@
 /**
- * `pnpm chaos [--transitions N] [--seed S] …` (processes) or `pnpm chaos --cluster [--faults N]
- * …` (the demo's pods on the node cluster): the chaos harness from the command line. Prints
+ * `pnpm chaos [--transitions N] [--seed S] …` (processes), `pnpm chaos --cluster [--faults N]
+ * …` (the demo's pods on the node cluster) or `pnpm chaos --sharded [--shards N] …` (members of
+ * sharded elections, judged per shard): the chaos harness from the command line. Prints
  * progress, then the per-fault summary and every violation; exits 1 on any violation.
  */
 import { mkdirSync } from 'node:fs';
@@ -13,6 +14,13 @@ import { randomSeed } from './fault-schedule.js';
 import { formatSummary } from './chaos-summary.js';
 import { POD_FAULT_KINDS, type PodFaultKind } from './pod-fault-kinds.js';
 import { recheckPodChaos, runPodChaos } from './pod-chaos-run.js';
+import { DRAWN_SHARD_FAULT_KINDS, type ShardFaultKind } from './sharded-fault-kinds.js';
+import {
+  formatShardedFigures,
+  runShardedChaos,
+  SHARDED_CHAOS_TIMINGS,
+  type ShardedChaosResult,
+} from './sharded-chaos-run.js';
 
 const USAGE = `Usage: pnpm chaos [options]
 
@@ -25,7 +33,19 @@ of scripts/cluster.sh (only one may run on a machine: wrap the command in
 \`flock /tmp/nest-leader-cluster.lock …\`) and applies pod-level faults to the leader pod until N
 faults were applied; the pods' own log lines are judged by the same checker.
 
+With --sharded, runs members of sharded elections (the candidate harness's sharded program) on
+a real kube-apiserver, each through its own toxiproxy link, and applies faults per member until
+the wanted SIGKILL/SIGSTOP rounds and shard moves happened; every shard is judged by the same
+checker as one election, and the fenced ledgers must hold no write under a stale token.
+
 Options:
+  --sharded           sharded elections, per-member faults (${DRAWN_SHARD_FAULT_KINDS.join(', ')})
+  --shards N          with --sharded: shards per election (default 64)
+  --lanes N           with --sharded: independent sharded elections side by side (default 1)
+  --members N         with --sharded: members of each at the start, 2–5 (default 3)
+  --kill-stop-rounds N
+                      with --sharded: stop after N SIGKILL/SIGSTOP rounds in all (default 1000)
+  --moves N           with --sharded: …and N shard moves in all (default 10000)
   --cluster           pods on the node cluster, pod-level faults (${POD_FAULT_KINDS.join(', ')})
   --faults N          with --cluster: stop after N faults (default 300)
   --unsafe-intruder   with --cluster: end with the positive control (the unsafe candidate
@@ -61,6 +81,12 @@ async function main(): Promise<number> {
       options: {
         transitions: { type: 'string' },
         cluster: { type: 'boolean', default: false },
+        sharded: { type: 'boolean', default: false },
+        shards: { type: 'string' },
+        lanes: { type: 'string' },
+        members: { type: 'string' },
+        'kill-stop-rounds': { type: 'string' },
+        moves: { type: 'string' },
         faults: { type: 'string' },
         'unsafe-intruder': { type: 'boolean', default: false },
         seed: { type: 'string' },
@@ -95,6 +121,7 @@ async function main(): Promise<number> {
     return value;
   };
   if (values.recheck !== undefined) {
+    if (values.sharded) fail('--recheck is not for --sharded');
     const result = values.cluster
       ? await recheckPodChaos(values.recheck)
       : await recheckChaosRun(values.recheck);
@@ -113,9 +140,19 @@ async function main(): Promise<number> {
   );
   const maxMinutes = whole('--max-minutes', values['max-minutes'], 60, 1, 24 * 60);
   if (!values.cluster && values.faults !== undefined) fail('--faults needs --cluster');
+  if (values.sharded && values.cluster) fail('--sharded and --cluster do not go together');
+  for (const flag of ['shards', 'lanes', 'members', 'kill-stop-rounds', 'moves'] as const) {
+    if (!values.sharded && values[flag] !== undefined) fail(`--${flag} needs --sharded`);
+  }
+  if (values.sharded && values.transitions !== undefined)
+    fail('--transitions is not for --sharded: use --kill-stop-rounds and --moves');
   if (values.cluster && values.transitions !== undefined)
     fail('--transitions is not for --cluster: use --faults');
-  const knownKinds: readonly string[] = values.cluster ? POD_FAULT_KINDS : FAULT_KINDS;
+  const knownKinds: readonly string[] = values.cluster
+    ? POD_FAULT_KINDS
+    : values.sharded
+      ? DRAWN_SHARD_FAULT_KINDS
+      : FAULT_KINDS;
   let kinds: string[] | undefined;
   if (values.kinds !== undefined) {
     kinds = values.kinds.split(',').map((k) => k.trim());
@@ -139,32 +176,54 @@ async function main(): Promise<number> {
   process.on('SIGTERM', onSignal);
   const command = `pnpm chaos ${process.argv.slice(2).join(' ')}`.trim();
   const progress = (line: string) => process.stdout.write(`${line}\n`);
-  const result = values.cluster
-    ? await runPodChaos({
+  const result = values.sharded
+    ? await runShardedChaos({
         signal: stop.signal,
-        faults: whole('--faults', values.faults, 300, 1, 100_000),
         seed,
-        kinds: kinds as PodFaultKind[] | undefined,
-        unsafeIntruder: values['unsafe-intruder'],
+        shards: whole('--shards', values.shards, 64, 1, 4096),
+        lanes: whole('--lanes', values.lanes, 1, 1, 8),
+        members: whole('--members', values.members, 3, 2, 5),
+        killStopRounds: whole('--kill-stop-rounds', values['kill-stop-rounds'], 1000, 0, 1_000_000),
+        moves: whole('--moves', values.moves, 10_000, 0, 10_000_000),
+        everyKindAtLeast,
+        timings: SHARDED_CHAOS_TIMINGS,
         maxDurationMs: maxMinutes * 60_000,
+        kinds: kinds as ShardFaultKind[] | undefined,
         outDir,
         command,
         progress,
       })
-    : await runChaos({
-        signal: stop.signal,
-        transitions,
-        everyKindAtLeast,
-        seed,
-        replicas,
-        timings: CHAOS_TIMINGS,
-        maxDurationMs: maxMinutes * 60_000,
-        kinds: kinds as FaultKind[] | undefined,
-        outDir,
-        command,
-        progress,
-      });
+    : values.cluster
+      ? await runPodChaos({
+          signal: stop.signal,
+          faults: whole('--faults', values.faults, 300, 1, 100_000),
+          seed,
+          kinds: kinds as PodFaultKind[] | undefined,
+          unsafeIntruder: values['unsafe-intruder'],
+          maxDurationMs: maxMinutes * 60_000,
+          outDir,
+          command,
+          progress,
+        })
+      : await runChaos({
+          signal: stop.signal,
+          transitions,
+          everyKindAtLeast,
+          seed,
+          replicas,
+          timings: CHAOS_TIMINGS,
+          maxDurationMs: maxMinutes * 60_000,
+          kinds: kinds as FaultKind[] | undefined,
+          outDir,
+          command,
+          progress,
+        });
   process.stdout.write(`\n${formatSummary(result.report)}\n`);
+  if ('sharded' in result.report) {
+    process.stdout.write(
+      `${formatShardedFigures((result as ShardedChaosResult).report.sharded)}\n`,
+    );
+  }
   process.stdout.write(
     `report:  ${relative(process.cwd(), result.reportPath)}\npicture: ${relative(process.cwd(), result.svgPath)}\n`,
   );

@@ -54,6 +54,8 @@ export interface CandidateEvent {
    * nest-leader `--fenced-db` only: `write-window` — past its gate with fencing token `token`,
    * it waits to write until its `--pause-file` is gone; `write-accepted`, `write-rejected` —
    * its ledger write `entry` under `token` was accepted, or refused by the database (`error`).
+   * nest-leader `elector` and `sharded` only: `memory` — its `rssBytes` and `heapUsedBytes` after
+   * a full GC, on SIGUSR2 ({@link CandidateProcess.memory}).
    * nest-leader `--work-units` and `unsafe` only: `unit-done`, `unit-refused` — unit of work
    * `unit` of the term with fencing token `token` ran, or was refused because its term check
    * failed (`unsafe` never checks, never refuses).
@@ -76,7 +78,8 @@ export interface CandidateEvent {
     | 'write-rejected'
     | 'unit-done'
     | 'unit-refused'
-    | 'units';
+    | 'units'
+    | 'memory';
   /** The candidate's holderIdentity. */
   identity: string;
   /** `new-leader`: the observed holder. */
@@ -102,6 +105,12 @@ export interface CandidateEvent {
   shards?: number[];
   /** `sharded` `units`: the token of each of `shards`. */
   tokens?: number[];
+  /** `sharded` `units`: whether this member coordinated the election right then. */
+  coordinator?: boolean;
+  /** `memory`: resident set size after a full GC, bytes. */
+  rssBytes?: number;
+  /** `memory`: V8 heap in use after a full GC, bytes. */
+  heapUsedBytes?: number;
   /** `unit-*`: the unit of work's number in its term, from 1. */
   unit?: number;
   /** `write-accepted`, `write-rejected`: the ledger entry written. */
@@ -432,6 +441,22 @@ export class CandidateProcess {
     const sentMs = monotonicNowMs();
     this.child.stdin.write(`${JSON.stringify(order)}\n`);
     return sentMs;
+  }
+
+  /**
+   * nest-leader `elector` and `sharded` programs only: its memory after a full GC (SIGUSR2, see
+   * `candidate-memory.ts`), bytes.
+   * @throws Error when it does not answer within 10 s.
+   */
+  async memory(): Promise<{ rssBytes: number; heapUsedBytes: number }> {
+    const sentMs = monotonicNowMs();
+    this.child.kill('SIGUSR2');
+    const event = await this.waitFor(
+      (e) => e.event === 'memory' && e.monotonicMs > sentMs,
+      10_000,
+      'its memory report',
+    );
+    return { rssBytes: event.rssBytes!, heapUsedBytes: event.heapUsedBytes! };
   }
 
   /** Events matching `predicate`, in order. */

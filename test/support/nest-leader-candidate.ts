@@ -40,6 +40,8 @@
  * `handoff-failed`. `started` carries the term's reason (handoff, preferred, release, expired,
  * created). `--yield-to-higher-priority` sets the elector's `yieldToHigherPriority`.
  *
+ * SIGUSR2 prints its memory after a full GC (`memory`; see `candidate-memory.ts`).
+ *
  * SIGTERM/SIGINT stops every elector (`stop()`: the term ends — `stopped` — then, with
  * `--release-on-cancel`, the Lease is released, or handed to the preferred candidate when one
  * advertises itself: `--pod-template-hash`/`--priority` make a candidate advertise) and exits
@@ -61,6 +63,7 @@ import {
 import type { CandidateEvent, TransferOrder } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { monotonicNowMs } from './monotonic-time.js';
+import { reportMemoryOnSignal } from './candidate-memory.js';
 
 function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
   const line: CandidateEvent = {
@@ -273,6 +276,7 @@ async function main(): Promise<void> {
       failed(error);
     }
   });
+  reportMemoryOnSignal((event) => emit({ ...event, identity: baseIdentity }));
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
   for (const elector of electors) {

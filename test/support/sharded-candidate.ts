@@ -10,13 +10,22 @@
  * every 200 ms one `units` line: the shards whose term passed its call-time check
  * (`term.isLive()`) right then, with their tokens — the work each owner actually did, which the
  * per-shard overlap check judges (a paused process does no units, and its first check after
- * waking fails). SIGTERM leaves gracefully (drains, releases its member Lease) and exits 0.
+ * waking fails) — and whether it coordinates the election then. SIGTERM leaves gracefully
+ * (drains, releases its member Lease) and exits 0. SIGUSR2 prints its memory after a full GC
+ * (`memory`; see `candidate-memory.ts`).
  *
  * With `--fenced-dir D`, each tick also writes one entry per live shard to that shard's fenced
  * ledger (`D/shard-<n>.sqlite`, the README's `examples/fenced-ledger.ts`, which refuses a token
  * lower than one it holds) under the shard's token: `write-accepted` or `write-rejected`
  * (`shard`, `token`). With `--pause-file P`, while P exists it announces `write-window` after
  * its check and waits for P to be gone before writing: the window in which a test SIGSTOPs it.
+ * With `--quiet-accepted`, accepted writes are not announced (the ledgers keep them; a long chaos
+ * run reads them there); refused ones still are.
+ *
+ * `--ignore-revoke` makes it a deliberately unsafe member, the positive control of the chaos
+ * harness's sharded mode: a shard term that ends because its shard was revoked is not stopped —
+ * the member keeps working that shard under the old token (in its `units`) until it starts a new
+ * term of it, as an owner that ignores its revoke would.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +36,7 @@ import { type ElectionLogger, KubernetesShardLeaseStore, ShardedElection } from 
 import type { CandidateEvent } from './candidate-process.js';
 import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { monotonicNowMs } from './monotonic-time.js';
+import { reportMemoryOnSignal } from './candidate-memory.js';
 
 function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
   const line: CandidateEvent = {
@@ -58,6 +68,7 @@ async function fencedWrites(
   live: { shard: number; token: number }[],
   ledgers: Map<number, DatabaseSync>,
   ledger: FencedLedgerModule,
+  quietAccepted: boolean,
 ): Promise<void> {
   if (live.length === 0) return;
   if (pauseFile && existsSync(pauseFile)) {
@@ -70,7 +81,7 @@ async function fencedWrites(
     const entry = `${identity}@${token}`;
     try {
       ledger.fencedWrite(db, token, identity, entry);
-      emit({ event: 'write-accepted', identity, shard, token, entry });
+      if (!quietAccepted) emit({ event: 'write-accepted', identity, shard, token, entry });
     } catch (error) {
       emit({
         event: 'write-rejected',
@@ -91,12 +102,17 @@ async function main(): Promise<void> {
       shards: { type: 'string', default: '64' },
       'fenced-dir': { type: 'string' },
       'pause-file': { type: 'string' },
+      'quiet-accepted': { type: 'boolean', default: false },
+      'ignore-revoke': { type: 'boolean', default: false },
     },
   });
   const identity = values.identity;
   if (!identity || !values['lease-name'] || !values.kubeconfig) {
     throw new Error('--identity, --lease-name and --kubeconfig are required');
   }
+  /** `--ignore-revoke`: revoked shards it keeps working on, with their old tokens. */
+  const kept = new Map<number, number>();
+  const ignoreRevoke = values['ignore-revoke'];
   const election = new ShardedElection({
     name: values['lease-name'],
     shards: Number(values.shards),
@@ -109,10 +125,14 @@ async function main(): Promise<void> {
     ...timingsFromFlags(values),
     logger: logEvents(identity),
     callbacks: {
-      onShardStarted: (term) =>
-        emit({ event: 'started', identity, shard: term.shard, token: term.token }),
-      onShardStopped: (term, reason) =>
-        emit({ event: 'stopped', identity, shard: term.shard, token: term.token, reason }),
+      onShardStarted: (term) => {
+        kept.delete(term.shard);
+        emit({ event: 'started', identity, shard: term.shard, token: term.token });
+      },
+      onShardStopped: (term, reason) => {
+        if (ignoreRevoke && reason === 'revoked') kept.set(term.shard, term.token);
+        emit({ event: 'stopped', identity, shard: term.shard, token: term.token, reason });
+      },
     },
   });
   let exiting = false;
@@ -133,6 +153,7 @@ async function main(): Promise<void> {
       )) as FencedLedgerModule)
     : undefined;
   const ledgers = new Map<number, DatabaseSync>();
+  reportMemoryOnSignal((event) => emit({ ...event, identity }));
   emit({ event: 'ready', identity });
   election.start();
   for (;;) {
@@ -145,10 +166,23 @@ async function main(): Promise<void> {
       shards.push(shard);
       tokens.push(term.token);
     }
-    emit({ event: 'units', identity, shards, tokens });
+    for (const [shard, token] of kept) {
+      if (shards.includes(shard)) continue;
+      shards.push(shard);
+      tokens.push(token);
+    }
+    emit({ event: 'units', identity, shards, tokens, coordinator: election.isCoordinator() });
     if (ledger) {
       const live = shards.map((shard, i) => ({ shard, token: tokens[i]! }));
-      await fencedWrites(identity, fencedDir!, values['pause-file'], live, ledgers, ledger);
+      await fencedWrites(
+        identity,
+        fencedDir!,
+        values['pause-file'],
+        live,
+        ledgers,
+        ledger,
+        values['quiet-accepted'],
+      );
     }
   }
 }

@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import type { LeaderElectionTimings } from 'nest-leader';
-import { CandidateProcess, type CandidateEvent, leaseTarget } from './candidate-process.js';
+import {
+  CandidateProcess,
+  type CandidateEvent,
+  type KubernetesLockTarget,
+  leaseTarget,
+} from './candidate-process.js';
 import type { ClusterInfo } from './control-plane.js';
 import { eventually } from './eventually.js';
 
@@ -26,6 +31,28 @@ export function startShardedMember(
   fleet?: CandidateProcess[],
   extraArgs: readonly string[] = [],
 ): Promise<CandidateProcess> {
+  return startShardedMemberAt(
+    leaseTarget(cluster, user, leaseName),
+    identity,
+    shards,
+    timings,
+    fleet,
+    extraArgs,
+  );
+}
+
+/**
+ * {@link startShardedMember} with the Lease target given whole: e.g. a kubeconfig whose server
+ * is a toxiproxy link in front of the API server (the chaos harness's sharded mode).
+ */
+export function startShardedMemberAt(
+  target: KubernetesLockTarget,
+  identity: string,
+  shards: number,
+  timings: LeaderElectionTimings,
+  fleet?: CandidateProcess[],
+  extraArgs: readonly string[] = [],
+): Promise<CandidateProcess> {
   return CandidateProcess.startReady(
     {
       implementation: 'nest-leader',
@@ -33,7 +60,7 @@ export function startShardedMember(
       identity,
       timings,
       extraArgs: ['--shards', String(shards), ...extraArgs],
-      ...leaseTarget(cluster, user, leaseName),
+      ...target,
     },
     fleet,
   );
