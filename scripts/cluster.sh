@@ -29,10 +29,23 @@ pod_cidr=10.244.0.0/24  # the CNI bridge cni0, inside the node's namespace
 # shellcheck source=lib/debian-packages.sh
 source "$repo_root/scripts/lib/debian-packages.sh"
 
+# One build at a time per checkout, under an exclusive lock on .cache/cluster-build.lock: a run
+# that finds a build under way (.ci/run starts one in the background while the other tiers run)
+# waits for it, and then finds everything up to date. The lock is released when the build ends
+# (the subshell's descriptor closes), never held by a running node.
 cmd_build() {
-  ensure_debian_packages containerd runc containernetworking-plugins iptables iproute2 util-linux
-  "$repo_root/scripts/control-plane.sh" build
-  "$repo_root/scripts/images.sh" build
+  mkdir -p "$repo_root/.cache"
+  (
+    if ! flock -n 9; then
+      log "waiting for the build under way (.cache/cluster-build.lock) to finish"
+      local t=$SECONDS
+      flock 9
+      log "the build under way finished after $((SECONDS - t)) s"
+    fi
+    ensure_debian_packages containerd runc containernetworking-plugins iptables iproute2 util-linux
+    "$repo_root/scripts/control-plane.sh" build
+    "$repo_root/scripts/images.sh" build
+  ) 9>"$repo_root/.cache/cluster-build.lock"
 }
 
 free_port() { "$repo_root/tools/node_modules/.bin/node" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
