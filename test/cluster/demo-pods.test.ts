@@ -782,25 +782,33 @@ function livenessWedge(deployment: V1Deployment): { wedgeMs: number; restartCapM
   return { wedgeMs, restartCapMs: wedgeMs + (pod.terminationGracePeriodSeconds ?? 30) * 1000 };
 }
 
+/** newerTemplateSettleSeconds (the default: 2 × leaseDuration), ms. */
+const newerTemplateSettleMs = 2 * leaseDurationMs;
+
 /**
- * How long a bad deploy is watched once its pods show the failure, per template — only as
- * long as what it tests can take (the manifests' timings: newerTemplateSettleSeconds 30 s,
- * retryPeriod 2 s, liveness 3 × 10 s + 2 s):
+ * How long a bad deploy is watched, per template — only as long as what it tests can take (the
+ * manifests' timings: newerTemplateSettleSeconds 30 s, retryPeriod 2 s, liveness 3 × 10 s + 2 s,
+ * the handoff offer's 4 s):
  * - unpullable image: its pods never run, so nothing is advertised; what can go wrong is the
  *   Deployment controller removing the old leader, which it decides on its syncs after the
- *   patch and after each pod status change: one image-pull back-off (10 s) more.
- * - crash after advertising: the crash shows after the advertisement, which stays (no stop
- *   path); the leader would yield to it once it stayed unchanged for the settle time, at its
- *   next retry: settle + 2 × retryPeriod (34 s) after the crash shows covers that moment.
- * - never healthy: the failure shows at the first liveness kill, past the liveness budget
- *   (32 s) after the pod started and advertised, so the settle time (30 s) has already run
- *   within the watch; two retries more (4 s) cover a yield due then, and a margin for the
- *   controller's reaction to the restart: 10 s.
+ *   patch and after each pod status change: 10 s (one image-pull back-off) after the pull failed.
+ * - crash after advertising: each restart advertises anew (the settle starts over), but a
+ *   crashed pod's advertisement stays (no stop path) until its next start; once a
+ *   CrashLoopBackOff plus a start outlast the settle time it looks settled, and the leader would
+ *   yield to a dead pod (issue 31). Watched until a bad advertisement was seen settle-time old
+ *   (`settleMs`), then two retries and the offer's window (10 s) — the moment the leader would
+ *   yield and its offer fall inside the watch, whatever the pods' boot time and back-offs.
+ * - never healthy: its pods stay advertised until the first liveness kill, past the liveness
+ *   budget (32 s) after they started, so the settle time has run before the failure shows:
+ *   10 s more (two retries and the offer's window).
  */
-const BAD_DEPLOY_OBSERVE_MS: Record<BadTemplate, number> = {
-  'an image that cannot be pulled': 10_000,
-  'pods that crash after they advertise': 30_000 + 2 * retryPeriodMs,
-  'pods that never become healthy': 10_000,
+const BAD_DEPLOY_WATCH: Record<BadTemplate, { observeMs: number; settleMs?: number }> = {
+  'an image that cannot be pulled': { observeMs: 10_000 },
+  'pods that crash after they advertise': {
+    observeMs: 2 * retryPeriodMs + 6_000,
+    settleMs: newerTemplateSettleMs,
+  },
+  'pods that never become healthy': { observeMs: 2 * retryPeriodMs + 6_000 },
 };
 /** The longest time without leader-only work a bad deploy may cost: none beyond the beat. */
 const BAD_DEPLOY_GAP_BOUND_MS = 2_000;
@@ -839,10 +847,9 @@ async function goodRolloutIsOneHandover(): Promise<void> {
 }
 
 /**
- * One bad deploy (`watchBadDeploy`), watched {@link BAD_DEPLOY_OBSERVE_MS} (its kind's) after
- * its pods showed the failure: the leader must not change, must stay Ready and routed, and leader-only
- * work must not pause beyond {@link BAD_DEPLOY_GAP_BOUND_MS} (from the pods' own leader-work
- * lines). Then `kubectl rollout undo` to the good revision: still the same leader, no gap.
+ * One bad deploy (`watchBadDeploy`), watched as {@link BAD_DEPLOY_WATCH} says for its kind:
+ * the leader must not change, must stay Ready and routed, and leader-only work must not pause
+ * beyond {@link BAD_DEPLOY_GAP_BOUND_MS} (from the pods' own leader-work lines). Then `kubectl rollout undo` to the good revision: still the same leader, no gap.
  */
 async function badDeploy(kind: BadTemplate): Promise<void> {
   const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
@@ -865,9 +872,7 @@ async function badDeploy(kind: BadTemplate): Promise<void> {
 /** The checks of {@link badDeploy} while the bad template is applied. */
 async function watchAndCheck(kind: BadTemplate, leader: PodView): Promise<void> {
   const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
-  const figures = await watchBadDeploy(demo, logs, kind, {
-    observeMs: BAD_DEPLOY_OBSERVE_MS[kind],
-  });
+  const figures = await watchBadDeploy(demo, logs, kind, BAD_DEPLOY_WATCH[kind]);
   const { longestGap, ...rest } = figures;
   record('bad-deploy', { variant, ...rest, longestWorkGapMs: longestGap.gapMs });
   assert.equal(figures.leader, leader.name);

@@ -10,6 +10,7 @@ import type { CoreV1EventList } from '@kubernetes/client-node';
 import { longestWorkGap, type LeaderWorkEvent, type WorkGap } from '@nest-leader/demo/demo-events';
 import type { DemoDeployment, PodView } from './demo-deployment.js';
 import type { PodLogCollector } from './pod-log-collector.js';
+import { advertisedCandidates } from './pod-ghosts.js';
 
 /** The bad templates, as JSON patches of the Deployment's good template. */
 export const BAD_TEMPLATES = {
@@ -78,17 +79,31 @@ export interface BadDeployFigures {
   leaderLogLines: string[];
   /** Patch to end of the watch, ms. */
   observedMs: number;
+  /**
+   * With `settleMs`: the failure showing to a bad pod's advertisement seen `settleMs` old, ms;
+   * `undefined` when none was within `settleCapMs`.
+   */
+  settledAfterFailureMs?: number;
 }
 
 /**
  * Applies `kind` over the current template and watches until its pods show the failure (a
  * failed pull, or a restart) and `observeMs` more; at most `timeoutMs` for the failure to show.
+ * With `settleMs`: until a bad pod's advertisement has been seen `settleMs` old (its startedAt;
+ * a restart advertises anew, a stopping pod withdraws, so an old one is a crashed pod's, left
+ * behind, which a leader could take for a settled candidate), then `observeMs` more — or, when
+ * none got that old, until `settleCapMs` after the failure showed.
  */
 export async function watchBadDeploy(
   demo: DemoDeployment,
   logs: PodLogCollector,
   kind: BadTemplate,
-  { observeMs, timeoutMs = 180_000 }: { observeMs: number; timeoutMs?: number },
+  {
+    observeMs,
+    settleMs,
+    settleCapMs = 120_000,
+    timeoutMs = 180_000,
+  }: { observeMs: number; settleMs?: number; settleCapMs?: number; timeoutMs?: number },
 ): Promise<BadDeployFigures> {
   const first = await demo.leaseSpec();
   const leaderPod = (await demo.pods()).find((p) => p.name === first.holderIdentity);
@@ -105,9 +120,26 @@ export async function watchBadDeploy(
   let failedAtMs: number | undefined;
   let badPods: PodView[] = [];
   let last = first;
-  while (failedAtMs === undefined || performance.now() - failedAtMs < observeMs) {
-    if (performance.now() - t0 > timeoutMs) {
+  let settledAtMs: number | undefined;
+  const watching = () => {
+    if (failedAtMs === undefined) return true;
+    const now = performance.now();
+    if (settleMs !== undefined && settledAtMs === undefined) return now - failedAtMs < settleCapMs;
+    return now - Math.max(failedAtMs, settledAtMs ?? 0) < observeMs;
+  };
+  while (watching()) {
+    if (failedAtMs === undefined && performance.now() - t0 > timeoutMs) {
       throw new Error(`${kind}: the new pods did not show the failure within ${timeoutMs} ms`);
+    }
+    if (settleMs !== undefined && failedAtMs !== undefined && badHash !== undefined) {
+      // The node is this host: the pods' startedAt and this clock are one clock.
+      const oldestMs = Math.max(
+        0,
+        ...(await advertisedCandidates(demo))
+          .filter((c) => c.podTemplateHash === badHash)
+          .map((c) => Date.now() - c.startedAt.getTime()),
+      );
+      if (oldestMs >= settleMs) settledAtMs ??= performance.now();
     }
     last = await demo.leaseSpec();
     holders.add(last.holderIdentity);
@@ -153,6 +185,9 @@ export async function watchBadDeploy(
     badPodEvents: await podEvents(demo, badPodNames),
     leaderLogLines,
     observedMs: Math.round(performance.now() - t0),
+    ...(settledAtMs !== undefined && failedAtMs !== undefined
+      ? { settledAfterFailureMs: Math.round(settledAtMs - failedAtMs) }
+      : {}),
   };
 }
 
