@@ -88,13 +88,19 @@ const ghostGapBoundMs = 2_000;
  * make the same checks on failures the library has less to get wrong with — the unpullable
  * image's pods never run (nothing advertised), the never-healthy pods withdraw at each liveness
  * kill — plus, under label routing, that a never-healthy pod is never Ready (the kubelet's
- * readiness probe). They run with `CLUSTER_BAD_DEPLOYS=all` (the long mode, README: Tests);
- * `pnpm bench bad-deploy` measures all three.
+ * readiness probe). They run in the long mode (`CLUSTER_LONG=1`, README: CI); `pnpm bench
+ * bad-deploy` measures all three.
  */
-const BAD_DEPLOY_KINDS: readonly BadTemplate[] =
-  process.env.CLUSTER_BAD_DEPLOYS === 'all'
-    ? (Object.keys(BAD_TEMPLATES) as BadTemplate[])
-    : ['pods that crash after they advertise'];
+const BAD_DEPLOY_KINDS: readonly BadTemplate[] = process.env.CLUSTER_LONG
+  ? (Object.keys(BAD_TEMPLATES) as BadTemplate[])
+  : ['pods that crash after they advertise'];
+/**
+ * Cases of the long mode only (`CLUSTER_LONG=1`): long, and checking what the long runs check
+ * too — the ghost in a rollout (a rollout of a minute and more) is the long pod chaos runs'
+ * rollout-stale-entry fault and `pnpm bench ghosts`' rollout; the short pod chaos run leaves
+ * the rollouts out for the same reason. Reported as skipped, with this reason, in `pnpm test`.
+ */
+const LONG_MODE_ONLY = 'long mode only (CLUSTER_LONG=1; README: CI)';
 const resultsDir = join(repoRoot, 'test/dist/cluster-results');
 
 let cluster: NodeCluster;
@@ -578,7 +584,8 @@ describe(
       await goodRolloutIsOneHandover();
     });
 
-    it('a rollout during which a new pod is killed through the runtime after it advertised and force-deleted: the old leader does not hand to it; the leader-work gap stays within 2 s, one transition', async () => {
+    it('a rollout during which a new pod is killed through the runtime after it advertised and force-deleted: the old leader does not hand to it; the leader-work gap stays within 2 s, one transition', async (t) => {
+      if (!process.env.CLUSTER_LONG) return t.skip(LONG_MODE_ONLY);
       await assertRoutedToLeader();
       const oldPods = new Set((await demo.pods()).map((p) => p.name));
       const figures = await ghostHandover(demo, logs, 'rollout', 1);
