@@ -36,7 +36,8 @@ import {
 import { namedElectionLogs } from './election-logs.js';
 import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '@nest-leader/demo/demo.constants';
 import { ProbeMonitor } from './probe-monitor.js';
-import { defaultHorizonMs } from 'nest-leader/core';
+import { defaultHorizonMs, SCHEDULE_LEDGER_ANNOTATION } from 'nest-leader/core';
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import { renderTimelineSvg } from './timeline-chart.js';
 
 /** The harness's default timings: short, so 1,000 transitions fit in an hour. */
@@ -52,6 +53,8 @@ const DISPATCH_PERIOD_MS = 2000;
 
 /** How long a round's leader must have been steady (working, two followers up) before its fault, ms. */
 const SETTLED_FOR_MS = 150;
+/** The demo's scheduled job (catch-up 'all') whose slots the checker judges. */
+const SCHEDULED_JOB = 'dispatch-jobs';
 
 export interface ChaosRunOptions {
   /** Stop after this many leadership transitions. */
@@ -191,6 +194,15 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
     say(
       `replicas up: ${fleet.alive.map((p) => `${p.instance} (pid ${p.replica.pid})`).join(', ')}`,
     );
+    // The ledger travels with the renewals, and the library's catch-up guarantee
+    // (docs/schedule-ledger.md) covers the slots from the first one the ledger knows: no fault
+    // before the Lease's ledger holds a completed slot of the judged job, so that slot-lost
+    // judges the guarantee itself (under load a leader killed in its first seconds may never
+    // have had a renewal carry its first run; the next leaders then know no slot to catch up).
+    const ledgerKnownAfterMs = await ledgerKnowsJob(cluster, leaseName, SCHEDULED_JOB, 60_000);
+    say(
+      `the Lease's schedule ledger holds a completed ${SCHEDULED_JOB} slot after ${ledgerKnownAfterMs} ms`,
+    );
     let round = 0;
     let misses = 0;
     while (true) {
@@ -291,7 +303,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       startedAt: electionStartedAt,
       endedAt,
       scheduledJob: {
-        task: 'dispatch-jobs',
+        task: SCHEDULED_JOB,
         periodMs: DISPATCH_PERIOD_MS,
         horizonMs: defaultHorizonMs(timings.leaseDurationMs / 1000, timings.retryPeriodMs / 1000),
       },
@@ -409,4 +421,32 @@ export async function recheckChaosRun(outDir: string): Promise<ChaosRunResult> {
     probes: input.probes.length,
   });
   return writeOutputs(outDir, report, verdict);
+}
+
+/**
+ * Waits until the Lease's schedule ledger (annotation `SCHEDULE_LEDGER_ANNOTATION`) holds a
+ * completed slot of `job`; returns how long that took (ms). Throws after `timeoutMs`.
+ */
+async function ledgerKnowsJob(
+  cluster: ChaosCluster,
+  leaseName: string,
+  job: string,
+  timeoutMs: number,
+): Promise<number> {
+  const api = cluster.admin.makeApiClient(CoordinationV1Api);
+  const started = performance.now();
+  await eventually(
+    async () => {
+      const lease = await api.readNamespacedLease({
+        name: leaseName,
+        namespace: cluster.namespace,
+      });
+      const text = lease.metadata?.annotations?.[SCHEDULE_LEDGER_ANNOTATION];
+      assert.ok(text !== undefined, 'the Lease has no schedule ledger yet');
+      const stored = JSON.parse(text) as { jobs?: Record<string, { c?: unknown }> };
+      assert.ok(stored.jobs?.[job]?.c !== undefined, `the ledger has no completed ${job} slot`);
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+  return Math.round(performance.now() - started);
 }
