@@ -103,7 +103,7 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     const other = new LeaseLock({
       kubeConfig: serviceAccount.kubeConfig,
       name: uniqueLeaseName('demo-rbac-other'),
-      namespace: 'default',
+      namespace: namespace === 'kube-system' ? 'default' : 'kube-system',
     });
     await assert.rejects(other.get(), (error: unknown) => {
       assert.ok(error instanceof LeaseApiError && error.kind === 'forbidden', String(error));

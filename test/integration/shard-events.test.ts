@@ -31,7 +31,7 @@ const admin = kubeConfigFor(cluster);
 const EVENTS_RULE = { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] };
 const SHARDED_VERBS = ['get', 'create', 'update', 'list', 'watch'];
 const timings = { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
-const MEMBERS = ['shard-ev-a', 'shard-ev-b', 'shard-ev-c'];
+const MEMBERS = ['alice', 'bob', 'carol'];
 
 /** The Events regarding Lease `leaseName`, oldest first, as events.k8s.io/v1 serves them. */
 async function eventsOn(leaseName: string): Promise<EventsV1Event[]> {
@@ -91,7 +91,7 @@ describe('ShardsMoved Events on the assignment Lease', { timeout: 120_000 }, () 
       );
       assert.match(
         first!.note!,
-        /^12 shards granted at revision \d+: shard-ev-a ← 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11$/,
+        /^12 shards granted at revision \d+: alice ← 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11$/,
       );
       b.start();
       c.start();
@@ -110,8 +110,8 @@ describe('ShardsMoved Events on the assignment Lease', { timeout: 120_000 }, () 
             .slice(1)
             .map((e) => e.note!)
             .join(' | ');
-          assert.match(later, /shard-ev-b ← .*\(from shard-ev-a/, later);
-          assert.match(later, /shard-ev-c ← .*\(from shard-ev-a/, later);
+          assert.match(later, /bob ← .*\(from alice/, later);
+          assert.match(later, /carol ← .*\(from alice/, later);
           return all;
         },
         { timeoutMs: 2 * DEFAULT_SHARDS_MOVED_INTERVAL_MS + 5_000, intervalMs: 250 },
@@ -133,7 +133,7 @@ describe('ShardsMoved Events on the assignment Lease', { timeout: 120_000 }, () 
         assert.equal(event.reason, SHARDS_MOVED_EVENT_REASON);
         assert.equal(event.type, 'Normal');
         assert.equal(event.reportingController, 'nest-leader');
-        assert.equal(event.reportingInstance, 'shard-ev-a', 'the coordinator reports');
+        assert.equal(event.reportingInstance, 'alice', 'the coordinator reports');
         assert.deepEqual(
           {
             apiVersion: event.regarding?.apiVersion,
