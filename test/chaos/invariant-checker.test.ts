@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DemoEvent } from '@nest-leader/demo/demo-events';
-import { namedElectionLogs } from './election-logs.js';
+import { shardElectionLogs, shardsInLogs } from './election-logs.js';
 import {
   type ChaosInput,
   checkChaosRun,
@@ -294,6 +294,7 @@ describe('chaos invariant checker', () => {
       port: 1,
       leaseName: 'l',
       lock: 'kubernetes',
+      shards: 16,
       at: at(8000),
     };
     const processes = [...cleanHandover(), proc('c#3', 2, [started])];
@@ -325,43 +326,50 @@ describe('chaos invariant checker', () => {
     assert.deepEqual(kinds(input(processes, [], probes)), []);
   });
 
-  it('judges a named election from its own events, a gap by the rounds it overlaps', () => {
+  it('judges one shard of a sharded election from its own events, a gap by the rounds it overlaps', () => {
     const shard = (
       identity: string,
-      state: 'acquired' | 'lost',
+      state: 'started' | 'stopped',
       token: number,
       ms: number,
+      shardNo = 3,
     ): DemoEvent => ({
-      event: 'shard-leadership',
-      election: 'shard-a',
+      event: 'shard-ownership',
+      election: 'orders',
       state,
+      shard: shardNo,
+      token,
+      memberEpoch: 0,
       identity,
-      leaseTransitions: token,
       at: at(ms),
     });
-    const shardWork = (identity: string, token: number, ms: number): DemoEvent => ({
+    const shardWork = (identity: string, token: number, ms: number, shardNo = 3): DemoEvent => ({
       event: 'shard-work',
-      election: 'shard-a',
+      election: 'orders',
+      shard: shardNo,
+      token,
+      memberEpoch: 0,
       identity,
-      leaseTransitions: token,
       at: at(ms),
     });
-    // The default election's events are ignored: its term 9 of b overlaps nothing here.
-    const processes = namedElectionLogs(
-      [
-        proc('a#1', 0, [
-          shard('a', 'acquired', 1, 0),
-          shardWork('a', 1, 1000),
-          shardWork('a', 1, 2000),
-        ]),
-        proc('b#2', 1, [
-          acquired('b', 9, 0),
-          shard('b', 'acquired', 2, 6000),
-          shardWork('b', 2, 6500),
-        ]),
-      ],
-      'shard-a',
-    );
+    const logs = [
+      proc('a#1', 0, [
+        shard('a', 'started', 1, 0),
+        shardWork('a', 1, 1000),
+        shardWork('a', 1, 2000),
+        // Another shard of the same election, at once: not this shard's overlap.
+        shard('a', 'started', 1, 0, 4),
+        shardWork('a', 1, 6200, 4),
+      ]),
+      proc('b#2', 1, [
+        acquired('b', 9, 0),
+        shard('b', 'started', 2, 6000),
+        shardWork('b', 2, 6500),
+      ]),
+    ];
+    assert.deepEqual(shardsInLogs(logs, 'orders'), [3, 4]);
+    // The default election's events and the other shard's are ignored.
+    const processes = shardElectionLogs(logs, 'orders', 3);
     // The gap (2 s → 6 s) begins in a round bounded at 4.5 s and ends in one bounded at 2 s.
     const faults = [
       fault(1, 'apiserver-down', 1500, 3000, { boundMs: 4500 }),

@@ -30,7 +30,6 @@ import {
   POD_SLACK_MS,
   type PodChaosTimings,
   type PodFaultKind,
-  podSecondElectionBoundMs,
   podStartupBoundMs,
 } from './pod-fault-kinds.js';
 import { podProcessLogs } from './pod-logs.js';
@@ -372,11 +371,7 @@ async function judgePodRun(
     retryPeriodMs: timings.retryPeriodMs,
     heartbeatMs: timings.workPeriodMs,
   };
-  const { verdict, shard } = judgeRun(input, chaosTimings, (f) =>
-    f.kind in POD_FAULT_SPECS
-      ? podSecondElectionBoundMs(f.kind as PodFaultKind, f.boundMs, timings)
-      : f.boundMs,
-  );
+  const { verdict } = judgeRun(input, chaosTimings);
   if (run.aborted) {
     verdict.violations.push({
       kind: 'round-problem',
@@ -397,7 +392,6 @@ async function judgePodRun(
     setting: `the demo's ${run.replicas} pods (apps/demo/deploy as shipped) on a real kubelet + containerd node`,
     faults: [...input.faults],
     verdict,
-    shard,
     processes: input.processes.length,
     probes: 0,
     catalogue: podCatalogue(timings),

@@ -11,7 +11,6 @@ import {
   manifestTimings,
   POD_FAULT_SPECS,
   POD_MEASUREMENTS,
-  podSecondElectionBoundMs,
   podStartupBoundMs,
 } from './pod-fault-kinds.js';
 import { podProcessLogs } from './pod-logs.js';
@@ -117,15 +116,6 @@ describe('pod chaos: the bound table, from apps/demo/deploy', () => {
     assert.equal(Math.round(spec.boundMs(t)), 15_000 + 2_400 + 2_400 - 10_000 + 2_000 + 3_000);
     const longer = spec.boundMs(t, { [POD_MEASUREMENTS.stallMs]: 30_000 });
     assert.equal(Math.round(longer), 30_000 + 2_000 + 2_400 - 10_000 + 2_000 + 3_000);
-  });
-
-  it('for the second election a fault that SIGKILLs another pod (a ghost) is a crash; the others keep their bound', () => {
-    const crash = POD_FAULT_SPECS['container-kill'].boundMs(t);
-    for (const kind of ['ghost-then-delete', 'rollout-stale-entry'] as const) {
-      assert.equal(podSecondElectionBoundMs(kind, POD_FAULT_SPECS[kind].boundMs(t), t), crash);
-    }
-    const handoff = POD_FAULT_SPECS['pod-delete'].boundMs(t);
-    assert.equal(podSecondElectionBoundMs('pod-delete', handoff, t), handoff);
   });
 
   it('a rollout during a failover is bounded by a crash counted from the first new pod up', () => {

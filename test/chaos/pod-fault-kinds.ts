@@ -91,11 +91,6 @@ export interface PodFaultSpec {
   /** Over L, D, R (timings), J = 1 + ACQUIRE_JITTER, W (work period), drain, S (slack). */
   boundFormula: string;
   reasoning: string;
-  /**
-   * It SIGKILLs a pod besides (or instead of) the leader it targets: for the demo's second
-   * election, whose leader may be that pod, the fault is a crash ({@link podSecondElectionBoundMs}).
-   */
-  killsOtherPod?: boolean;
   /** The bound, ms; `measured`: the round's figures the bound depends on ({@link POD_MEASUREMENTS}). */
   boundMs: (t: PodChaosTimings, measured?: Readonly<Record<string, number>>) => number;
 }
@@ -165,7 +160,6 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
   },
   'ghost-then-delete': {
     kind: 'ghost-then-delete',
-    killsOtherPod: true,
     action:
       'SIGKILL the follower the leader would hand to (the preferred advertisement on the Lease) through containerd and force-delete its pod (--grace-period=0 --force: no stop path, its advertisement stays on the Lease); once its replacement runs, kubectl delete pod <leader>',
     endsTerm: true,
@@ -261,7 +255,6 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
   },
   'rollout-stale-entry': {
     kind: 'rollout-stale-entry',
-    killsOtherPod: true,
     action:
       'leave a stale entry on the Lease (the follower the leader would hand to SIGKILLed and force-deleted, as ghost-then-delete), then kubectl rollout restart the Deployment',
     endsTerm: true,
@@ -284,16 +277,3 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
 
 /** The bound of gaps before the first fault (the first election): a crash's. */
 export const podStartupBoundMs = crashMs;
-
-/**
- * A fault's bound for the demo's second election (`shard-a`, in the same pods): the fault's own,
- * but a crash's when the fault SIGKILLs a pod other than the default election's leader — that
- * pod may lead the second election (found: seed 3302 round 20, a ghost that led `shard-a`).
- */
-export function podSecondElectionBoundMs(
-  kind: PodFaultKind,
-  boundMs: number,
-  t: PodChaosTimings,
-): number {
-  return POD_FAULT_SPECS[kind].killsOtherPod ? Math.max(boundMs, crashMs(t)) : boundMs;
-}

@@ -29,6 +29,11 @@ import {
 } from '@nest-leader/demo/demo-events';
 import { eventually } from '../support/eventually.js';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
+import {
+  ORDER_SHARDS,
+  RECONCILE_INTERVAL_MS,
+  SHARDED_ELECTION,
+} from '@nest-leader/demo/demo.constants';
 import { killContainer } from '../support/containerd.js';
 import { repoRoot } from '../support/control-plane.js';
 import { PodLogCollector } from '../support/pod-log-collector.js';
@@ -42,6 +47,12 @@ import {
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 import { ghostHandover, type GhostHandoverFigures } from '../support/ghost-handover.js';
 import { advertisedCandidates } from '../support/pod-ghosts.js';
+import {
+  assertShardSafety,
+  judgeShards,
+  type ShardWindowFigures,
+  waitForSettledShards,
+} from '../support/demo-shards.js';
 
 const ns = 'nest-leader-demo';
 const selector = 'app.kubernetes.io/name=nest-leader-demo';
@@ -101,6 +112,21 @@ const BAD_DEPLOY_KINDS: readonly BadTemplate[] = process.env.CLUSTER_LONG
  * the rollouts out for the same reason. Reported as skipped, with this reason, in `pnpm test`.
  */
 const LONG_MODE_ONLY = 'long mode only (CLUSTER_LONG=1; README: CI)';
+/** The demo's sharded election's Lease (SHARD_LEASE_NAME's default: `<LEASE_NAME>-orders`). */
+const shardLeaseName = `${ns}-${SHARDED_ELECTION}`;
+/**
+ * The longest a shard of `orders` may go without `shard-work` through a graceful move (a pod
+ * deleted, a rollout): its last run before the move up to one reconcile interval earlier, the
+ * move itself — the old owner drains (a run is synchronous: nothing to wait for) and
+ * acknowledges, or releases its member Lease, and the coordinator grants on; if the stopping pod
+ * coordinated, the next coordinator takes the released Lease first, within one released Lease's
+ * bound ({@link gracefulBoundMs}: 1.2 × retryPeriod + 3 s slack, which also covers the two
+ * writes and their watch deliveries) — then the new owner's next tick, one more interval.
+ * Each move is its own gap; a shard moved twice in a rollout works in between.
+ */
+const shardGapBoundMs = 2 * RECONCILE_INTERVAL_MS + gracefulBoundMs;
+/** A pod's boot under load (30–50 s measured) and its first shards: the election settles. */
+const shardSettleTimeoutMs = 180_000;
 const resultsDir = join(repoRoot, 'test/dist/cluster-results');
 
 let cluster: NodeCluster;
@@ -221,6 +247,36 @@ function record(name: string, figures: Record<string, unknown>): void {
   console.log(`# ${name}: ${JSON.stringify(figures)}`);
 }
 
+/**
+ * After a graceful disruption from `fromMs`: the shards settle again over the live pods, no
+ * shard went without work longer than {@link shardGapBoundMs}, 0 overlapping shard terms,
+ * tokens increasing per shard; `minMoves` shards (at least) changed pods.
+ */
+async function assertShardsMovedGracefully(
+  name: string,
+  fromMs: number,
+  minMoves: number,
+): Promise<ShardWindowFigures> {
+  const settled = await waitForSettledShards(demo, logs, shardLeaseName, shardSettleTimeoutMs);
+  const figures = judgeShards(logs, fromMs, Date.now());
+  record(name, {
+    ...settled,
+    longestShardGapMs: figures.longestGapMs,
+    longestGapShard: figures.longestGapShard,
+    moves: figures.moves,
+    overlaps: figures.overlaps.length,
+    shardWorkLines: figures.workLines,
+    boundMs: shardGapBoundMs,
+  });
+  assertShardSafety(figures);
+  assert.ok(figures.moves >= minMoves, `${figures.moves} shards moved (at least ${minMoves})`);
+  assert.ok(
+    figures.longestGapMs <= shardGapBoundMs,
+    `shard ${figures.longestGapShard} went ${figures.longestGapMs} ms without shard-work (bound ${shardGapBoundMs} ms)`,
+  );
+  return figures;
+}
+
 function assertNoOverlappingWork(): void {
   const work = logs.json<LeaderWorkEvent>().filter((e) => e.event === 'leader-work');
   assert.ok(work.length > 0, 'the leaders did leader-only work');
@@ -310,6 +366,18 @@ describe(
           timeoutMs: 30_000,
         },
       );
+      // The sharded election runs on the Lease: 16 shards, 5 or 6 per pod, each owned once.
+      const started = logs
+        .json<{ event: string; shards?: number }>()
+        .filter((e) => e.event === 'replica-started');
+      assert.ok(
+        started.every((e) => e.shards === ORDER_SHARDS),
+        'every pod runs the shards',
+      );
+      const settled = await waitForSettledShards(demo, logs, shardLeaseName, shardSettleTimeoutMs);
+      record('shards-first-election', { ...settled });
+      assert.deepEqual(Object.values(settled.perPod).sort(), [5, 5, 6]);
+      assertShardSafety(judgeShards(logs, 0, Date.now()));
     });
 
     it("least privilege: the NetworkPolicy and the admission policy are in force with the manifests; the demo's ServiceAccount may patch only role labels and pod-deletion-cost", async () => {
@@ -403,8 +471,10 @@ describe(
       assert.equal(after.metadata.annotations?.[cost], undefined, 'the standby has no cost again');
     });
 
-    it('kubectl delete pod <leader>: it drains and releases, another pod leads within the graceful bound', async () => {
+    it('kubectl delete pod <leader>: it drains and releases, another pod leads within the graceful bound; its shards move without a gap beyond the bound', async () => {
       const before = await assertRoutedToLeader();
+      const { perPod } = await waitForSettledShards(demo, logs, shardLeaseName, 60_000);
+      const fromMs = Date.now();
       const t0 = performance.now();
       await cluster.kubectl('delete', 'pod', before.name, '-n', ns, '--wait=false');
       const { leader, ms } = await waitForNewLeader(before.name, t0, 60_000);
@@ -427,6 +497,8 @@ describe(
       assert.ok(ms <= plainStopBoundMs, `handover took ${ms} ms (bound ${plainStopBoundMs} ms)`);
       await assertRoutedToLeader(30_000);
       assertNoOverlappingWork();
+      // Its shards went to the other pods; the replacement pod then took its share.
+      await assertShardsMovedGracefully('shards-delete-leader-pod', fromMs, perPod[before.name]!);
     });
 
     it('a follower killed through the runtime and force-deleted stays advertised; kubectl delete pod <leader>: the leader-work gap stays within 2 s, the ghost is removed', async () => {
@@ -830,6 +902,7 @@ const BAD_DEPLOY_GAP_BOUND_MS = 2_000;
 async function goodRolloutIsOneHandover(): Promise<void> {
   const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
   const leader = await assertRoutedToLeader(30_000);
+  await waitForSettledShards(demo, logs, shardLeaseName, shardSettleTimeoutMs);
   const oldPods = new Set((await demo.pods()).map((p) => p.name));
   const fromMs = Date.now();
   const { progressDeadlineMs, ...figures } = await demo.rolloutRestart();
@@ -851,6 +924,8 @@ async function goodRolloutIsOneHandover(): Promise<void> {
   const next = await assertRoutedToLeader(30_000);
   assert.ok(!oldPods.has(next.name), 'a new pod leads');
   assertNoOverlappingWork();
+  // Every shard left the old pods (all replaced), each move graceful.
+  await assertShardsMovedGracefully(`shards-rollout-${routing}`, fromMs, ORDER_SHARDS);
 }
 
 /**

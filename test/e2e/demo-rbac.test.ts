@@ -1,15 +1,24 @@
 /**
- * The demo's Role (apps/demo/deploy/role.yaml) is exactly what the elector needs: with it, the
+ * The demo's Role (apps/demo/deploy/role.yaml) is what its two elections need: with it, the
  * library's LeaseLock + LeaderElector acquire, renew, watch and release the Lease as the demo's
- * ServiceAccount, and cannot touch another Lease; with `update` removed, they cannot acquire,
- * and the error names the verb, the resource and the fix.
+ * ServiceAccount, the sharded election creates, lists and watches its member and assignment
+ * Leases (names not known in advance: the one rule without resourceNames), and a Lease in
+ * another namespace stays out of reach; with `update` removed, they cannot acquire, and the
+ * error names the verb, the resource and the fix.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { readLease } from '@nest-leader/demo/launcher/kube-access';
 import { type LeaderTerm, LeaseApiError } from 'nest-leader';
-import { LeaderElector, LeaseLock } from 'nest-leader/core';
+import {
+  assignmentLeaseName,
+  KubernetesShardLeaseStore,
+  LeaderElector,
+  LeaseLock,
+  memberLeaseName,
+  ShardedElection,
+} from 'nest-leader/core';
 import { RecordingLogger } from 'nest-leader/testing';
 import { getTestCluster, kubeConfigFor, uniqueLeaseName } from '../support/cluster.js';
 import {
@@ -45,7 +54,7 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
     const leaseName = uniqueLeaseName('demo-rbac');
     const serviceAccount = await provisionDemoServiceAccount(cluster, leaseName);
     track(serviceAccount, leaseName);
-    assert.deepEqual(serviceAccount.verbs, ['create', 'get', 'update', 'watch']);
+    assert.deepEqual(serviceAccount.verbs, ['get', 'list', 'watch', 'create', 'update']);
 
     const logger = new RecordingLogger();
     let onStartedLeading!: (term: LeaderTerm) => void;
@@ -90,16 +99,76 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
       'no "Cannot watch" fallback: the Role allows watch',
     );
 
-    // resourceNames confine the Role to this Lease.
+    // A Role: its verbs reach this namespace's Leases only.
     const other = new LeaseLock({
       kubeConfig: serviceAccount.kubeConfig,
       name: uniqueLeaseName('demo-rbac-other'),
-      namespace,
+      namespace: namespace === 'kube-system' ? 'default' : 'kube-system',
     });
     await assert.rejects(other.get(), (error: unknown) => {
       assert.ok(error instanceof LeaseApiError && error.kind === 'forbidden', String(error));
       return true;
     });
+  });
+
+  it("runs the sharded election with exactly the demo's Role: member and assignment Leases created, listed, watched, every shard owned", async () => {
+    const leaseName = uniqueLeaseName('demo-rbac-shards');
+    const serviceAccount = await provisionDemoServiceAccount(cluster, leaseName);
+    cleanups.push(() => serviceAccount.dispose());
+    const logger = new RecordingLogger();
+    const members = ['demo-rbac-a', 'demo-rbac-b'].map(
+      (identity) =>
+        new ShardedElection({
+          name: leaseName,
+          shards: 4,
+          identity,
+          store: new KubernetesShardLeaseStore({
+            kubeConfig: serviceAccount.kubeConfig,
+            namespace,
+            identity,
+          }),
+          ...timings,
+          logger,
+        }),
+    );
+    cleanups.push(async () => {
+      await Promise.all(members.map((m) => m.stop()));
+      const api = admin.makeApiClient(CoordinationV1Api);
+      const names = [
+        leaseName,
+        assignmentLeaseName(leaseName),
+        ...['demo-rbac-a', 'demo-rbac-b'].map((id) => memberLeaseName(leaseName, id)),
+      ];
+      await Promise.all(
+        names.map((name) => api.deleteNamespacedLease({ name, namespace }).catch(() => {})),
+      );
+    });
+    for (const member of members) member.start();
+    await eventually(
+      () => {
+        const owned = members.map((m) => m.ownedShards());
+        assert.deepEqual(
+          owned.flat().sort((a, b) => a - b),
+          [0, 1, 2, 3],
+          `every shard owned once: ${JSON.stringify(owned)}`,
+        );
+        assert.deepEqual(
+          owned.map((o) => o.length),
+          [2, 2],
+        );
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    assert.ok(
+      await readLease(admin, namespace, memberLeaseName(leaseName, 'demo-rbac-a')),
+      'a member Lease, created as the ServiceAccount',
+    );
+    assert.ok(await readLease(admin, namespace, assignmentLeaseName(leaseName)), 'the assignment');
+    assert.deepEqual(
+      logger.messages('error').filter((m) => /forbidden/i.test(m)),
+      [],
+      'nothing forbidden',
+    );
   });
 
   it('cannot take the Lease without update, and says which verb is missing', async () => {
@@ -108,7 +177,7 @@ describe("the demo's RBAC with the library's elector", { timeout: 60_000 }, () =
       withoutVerbs: ['update'],
     });
     track(serviceAccount, leaseName);
-    assert.deepEqual(serviceAccount.verbs, ['create', 'get', 'watch']);
+    assert.deepEqual(serviceAccount.verbs, ['get', 'list', 'watch', 'create']);
     // A free Lease (released by a previous holder): taking it needs update.
     await admin.makeApiClient(CoordinationV1Api).createNamespacedLease({
       namespace,

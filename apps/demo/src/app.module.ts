@@ -10,28 +10,31 @@ import {
 } from 'nest-leader';
 import { FileLock } from 'nest-leader/core';
 import type { DemoConfig } from './demo.config.js';
-import { DEMO_CONFIG, SHARD_ELECTION } from './demo.constants.js';
+import { DEMO_CONFIG, ORDER_SHARDS, SHARDED_ELECTION } from './demo.constants.js';
 import { DebugController } from './debug/debug.controller.js';
 import { EventLog } from './event-log.service.js';
 import { HealthController } from './health/health.controller.js';
 import { JobDispatcher } from './jobs/job-dispatcher.service.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { Reconciler } from './jobs/reconciler.service.js';
+import type { OrderSharding } from './jobs/order-sharding.js';
 import { ShardReconciler } from './jobs/shard-reconciler.service.js';
 import { TermHeartbeat } from './jobs/term-heartbeat.service.js';
 import { LeaderController } from './leadership/leader.controller.js';
 import { LeadershipEventsListener } from './leadership/leadership-events.listener.js';
 import { ShutdownEventsListener } from './shutdown-events.listener.js';
 
-/** The second election: the shard reconciler's own Lease, the rest as the default election's. */
-export function shardElectionOptions(config: DemoConfig): RegisterElectionOptions {
+/**
+ * The sharded election `orders`: 16 shards over every replica, coordinated on the Lease
+ * `SHARD_LEASE_NAME`; the rest (namespace, identity, timings, metrics, Events) as the default
+ * election's. Sharding needs a Kubernetes Lease lock: the app registers it only then.
+ */
+export function shardedElectionOptions(config: DemoConfig): RegisterElectionOptions {
   return {
-    name: SHARD_ELECTION,
+    name: SHARDED_ELECTION,
     leaseName: config.shardLeaseName,
-    lock:
-      config.lock === 'file' && config.lockDir
-        ? new FileLock({ name: config.shardLeaseName, directory: config.lockDir })
-        : config.lock,
+    shards: ORDER_SHARDS,
+    lock: 'kubernetes',
   };
 }
 
@@ -53,7 +56,7 @@ export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
         ? new FileLock({ name: config.leaseName, directory: config.lockDir })
         : config.lock,
     shutdownGraceMs: config.shutdownGraceMs,
-    // Inherited by the shard election. Metrics go to prom-client's global registry, which
+    // Inherited by the sharded election. Metrics go to prom-client's global registry, which
     // PrometheusModule serves on GET /metrics.
     metrics: config.metrics,
     kubernetesEvents: config.kubernetesEvents,
@@ -62,12 +65,13 @@ export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
 }
 
 /**
- * The demo application: leader-only cron, interval and HTTP work on the default election, a
- * shard reconciler on a second election (its own Lease), probes and GET /leader.
+ * The demo application: leader-only cron, interval and HTTP work on the default election, an
+ * order reconciler sharded over every replica (the sharded election `orders`, when the lock is
+ * a Kubernetes Lease), probes and GET /leader.
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: DemoConfig): DynamicModule {
+  static forRoot(config: DemoConfig, sharding: OrderSharding): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -77,8 +81,10 @@ export class AppModule {
         LeaderModule.forRoot(leaderModuleOptions(config)),
         // GET /metrics on every replica: the elections' metrics and Node's defaults.
         ...(config.metrics ? [PrometheusModule.register()] : []),
-        // Namespace, identity, timings and grace come from forRoot(); the shard has its own Lease.
-        LeaderModule.registerElection(shardElectionOptions(config)),
+        // Namespace, identity, timings and grace come from forRoot(); the shards have their Leases.
+        ...(sharding.enabled
+          ? [LeaderModule.registerElection(shardedElectionOptions(config))]
+          : []),
       ],
       controllers: [
         HealthController,
@@ -94,7 +100,7 @@ export class AppModule {
         ShutdownEventsListener,
         JobDispatcher,
         Reconciler,
-        ShardReconciler,
+        ...(sharding.enabled ? [ShardReconciler] : []),
         TermHeartbeat,
       ],
     };

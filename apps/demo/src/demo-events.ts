@@ -32,24 +32,44 @@ export interface LeaderWorkEvent {
   live?: boolean;
 }
 
-/** One execution of the shard reconciler, the leader-only work of the demo's second election. */
+/**
+ * One run of the sharded order reconciler for one shard: a `@LeaderOnly()` run of the sharded
+ * election, inside that shard's term (`currentShard()`).
+ */
 export interface ShardWorkEvent {
   event: 'shard-work';
-  /** The election (`shard-a`). */
+  /** The sharded election (`orders`). */
   election: string;
+  /** The shard, 0 ≤ shard < 16. */
+  shard: number;
+  /** The shard term's fencing token (the assignment revision that granted it). */
+  token: number;
+  /** The member epoch of the replica the grant belongs to (its member Lease's leaseTransitions). */
+  memberEpoch: number;
   identity: string;
-  /** `leaseTransitions` of the shard election's term (its own Lease's fencing token). */
-  leaseTransitions: number;
   at: string;
 }
 
-/** This replica started or ended a term of the demo's second election. */
-export interface ShardLeadershipEvent {
-  event: 'shard-leadership';
+/** A shard term of the sharded election started or ended on this replica. */
+export interface ShardOwnershipChangeEvent {
+  event: 'shard-ownership';
   election: string;
-  state: 'acquired' | 'lost';
+  state: 'started' | 'stopped';
+  shard: number;
+  token: number;
+  memberEpoch: number;
+  /** `stopped` only: `revoked` (moved away), `member-epoch-ended` or `stopped` (shutdown). */
+  reason?: string;
   identity: string;
-  leaseTransitions: number;
+  at: string;
+}
+
+/** The sharded election does not run on this replica (the lock is not a Kubernetes Lease). */
+export interface ShardingOffEvent {
+  event: 'sharding-off';
+  election: string;
+  identity: string;
+  reason: string;
   at: string;
 }
 
@@ -62,6 +82,8 @@ export interface ReplicaStartedEvent {
   leaseName: string;
   /** The lock setting (`auto`, `kubernetes`, `file`). */
   lock: string;
+  /** Shards of the sharded election `orders`; 0 when sharding is off (not a Lease lock). */
+  shards: number;
   at: string;
 }
 
@@ -109,7 +131,8 @@ export type LeaderTask = 'dispatch-jobs' | 'reconcile' | 'dispatch-jobs-http' | 
 export type DemoEvent =
   | LeaderWorkEvent
   | ShardWorkEvent
-  | ShardLeadershipEvent
+  | ShardOwnershipChangeEvent
+  | ShardingOffEvent
   | ReplicaStartedEvent
   | LeadershipAcquiredEvent
   | LeadershipLostEvent
@@ -127,17 +150,24 @@ export interface LeaderStatus {
   /** `leaseTransitions` of this replica's term while it leads, else the last one it observed. */
   leaseTransitions: number | null;
   pid: number;
-  /** The same for the demo's second election, the shard reconciler's. */
-  shard: ElectionStatus;
+  /** The sharded election `orders` as this replica sees it; null when sharding is off. */
+  shards: ShardsStatus | null;
 }
 
-/** One election as a replica sees it. */
-export interface ElectionStatus {
+/** A sharded election as one replica sees it. */
+export interface ShardsStatus {
   election: string;
-  /** Identity of the election's leader as this replica last observed it; null if none yet. */
-  name: string | null;
-  isLeader: boolean;
-  leaseTransitions: number | null;
+  /** Number of shards. */
+  shards: number;
+  /** The shards this replica owns now, ascending. */
+  owned: number[];
+  /** This replica coordinates the election (writes the assignment). */
+  coordinator: boolean;
+  /**
+   * Shards per member identity, as this replica last read the assignment (owners being moved
+   * included): the status board's view.
+   */
+  perMember: Record<string, number>;
 }
 
 /** Parses one stdout line; `undefined` for anything that is not a demo event. */
@@ -261,4 +291,40 @@ export function longestWorkGap(
     if (gapMs > longest.gapMs) longest = { gapMs, fromMs: edges[i - 1]!, toMs: edges[i]! };
   }
   return longest;
+}
+
+/** The violations of one shard, and its terms. */
+export interface ShardTermsReport {
+  /** Terms (tokens) seen per shard, oldest first. */
+  terms: Map<number, ObservedTerm[]>;
+  /** Every violation, prefixed with its shard. */
+  violations: string[];
+}
+
+/**
+ * Checks "never two owners of a shard" in `shard-work` lines from all replicas: for each shard,
+ * the check of {@link checkLeaderTerms} with the shard's token as the term (one identity per
+ * token, terms not overlapping in time, each token's last line before the next token's first).
+ * A shard's tokens strictly increase whoever owns it, so this is the single election's check,
+ * per shard. Times are wall clocks: exact only for replicas on one host (or one node).
+ */
+export function checkShardTerms(
+  work: readonly Pick<ShardWorkEvent, 'shard' | 'token' | 'identity' | 'at'>[],
+): ShardTermsReport {
+  const byShard = new Map<number, { identity: string; leaseTransitions: number; at: string }[]>();
+  for (const line of work) {
+    let lines = byShard.get(line.shard);
+    if (!lines) byShard.set(line.shard, (lines = []));
+    lines.push({ identity: line.identity, leaseTransitions: line.token, at: line.at });
+  }
+  const terms = new Map<number, ObservedTerm[]>();
+  const violations: string[] = [];
+  for (const shard of [...byShard.keys()].sort((a, b) => a - b)) {
+    const checked = checkLeaderTerms(byShard.get(shard)!);
+    terms.set(shard, checked.terms);
+    violations.push(
+      ...checked.violations.map((v) => `shard ${shard}: ${v.replace(/\bterm\b/g, 'token')}`),
+    );
+  }
+  return { terms, violations };
 }

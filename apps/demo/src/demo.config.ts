@@ -15,8 +15,9 @@ export interface DemoConfig {
   /** Name of the Lease (`LEASE_NAME`, default `nest-leader-demo`). */
   leaseName: string;
   /**
-   * Name of the shard reconciler's Lease, the demo's second election (`SHARD_LEASE_NAME`,
-   * default `<LEASE_NAME>-shard-a`).
+   * Name of the Lease that coordinates the sharded election `orders` (`SHARD_LEASE_NAME`,
+   * default `<LEASE_NAME>-orders`); its member Leases are `<name>-m-<hash>`, its assignment
+   * `<name>-shards`.
    */
   shardLeaseName: string;
   /** Namespace of the Lease (`LEASE_NAMESPACE`); unset: the library's default (POD_NAMESPACE, …). */
@@ -130,7 +131,7 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
       `LEASE_NAME must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), got "${leaseName}"`,
     );
   }
-  const shardLeaseName = read('SHARD_LEASE_NAME') ?? `${leaseName}-shard-a`;
+  const shardLeaseName = read('SHARD_LEASE_NAME') ?? `${leaseName}-orders`;
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(shardLeaseName)) {
     problems.push(
       `SHARD_LEASE_NAME must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), got "${shardLeaseName}"`,

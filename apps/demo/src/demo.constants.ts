@@ -7,10 +7,14 @@ export const DEMO_CONFIG = Symbol('DEMO_CONFIG');
 export const DISPATCH_CRON = '*/2 * * * * *';
 
 /**
- * The demo's second election: the shard reconciler leads on its own Lease
- * (`SHARD_LEASE_NAME`), independently of the default election's scheduler and reconciler.
+ * The demo's sharded election: the order reconciler's {@link ORDER_SHARDS} shards, spread over
+ * every replica (each shard owned by one replica at a time), coordinated on the Lease
+ * `SHARD_LEASE_NAME`. Runs only on a Kubernetes Lease lock.
  */
-export const SHARD_ELECTION = 'shard-a';
+export const SHARDED_ELECTION = 'orders';
+
+/** Number of shards of {@link SHARDED_ELECTION}: every replica owns ⌊16/R⌋ or ⌈16/R⌉ of them. */
+export const ORDER_SHARDS = 16;
 
 /** The reconciler runs every second. */
 export const RECONCILE_INTERVAL_MS = 1000;

@@ -1,7 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { currentSlot, currentTerm, LeaderElectionService, type LeaderTerm } from 'nest-leader';
+import {
+  currentSlot,
+  currentTerm,
+  LeaderElectionService,
+  type LeaderTerm,
+  type ShardOwnershipEvent,
+  type ShardTerm,
+} from 'nest-leader';
 import type { DemoConfig } from './demo.config.js';
-import { DEMO_CONFIG } from './demo.constants.js';
+import { DEMO_CONFIG, ORDER_SHARDS, SHARDED_ELECTION } from './demo.constants.js';
+import type { OrderSharding } from './jobs/order-sharding.js';
 import type { DemoEvent, LeaderTask, LeaderWorkEvent } from './demo-events.js';
 
 /** Writes the demo's events to stdout, one JSON object per line. */
@@ -32,25 +40,30 @@ export class EventLog {
     return event;
   }
 
-  /** Records one run of the shard reconciler under `term` of `election`. */
-  shardWork(election: string, term: LeaderTerm): void {
+  /** Records one run of the sharded reconciler for the shard of `term` (sharded `election`). */
+  shardWork(election: string, term: ShardTerm): void {
     this.write({
       event: 'shard-work',
       election,
+      shard: term.shard,
+      token: term.token,
+      memberEpoch: term.memberEpoch,
       identity: this.leader.identity,
-      leaseTransitions: term.leaseTransitions,
       at: new Date().toISOString(),
     });
   }
 
-  /** Records the start or end of a term of `election`. */
-  shardLeadership(election: string, state: 'acquired' | 'lost', term: LeaderTerm): void {
+  /** Records a shard term of sharded `election` starting or ending on this replica. */
+  shardOwnership(election: string, change: ShardOwnershipEvent): void {
     this.write({
-      event: 'shard-leadership',
+      event: 'shard-ownership',
       election,
-      state,
+      state: change.type,
+      shard: change.term.shard,
+      token: change.term.token,
+      memberEpoch: change.term.memberEpoch,
+      ...(change.type === 'stopped' && { reason: change.reason }),
       identity: this.leader.identity,
-      leaseTransitions: term.leaseTransitions,
       at: new Date().toISOString(),
     });
   }
@@ -86,7 +99,11 @@ export class EventLog {
     return event;
   }
 
-  started(port: number): void {
+  /**
+   * Records that the replica listens on `port`; `sharding` says whether the sharded election
+   * runs (with the file lock it does not, and a `sharding-off` line says why).
+   */
+  started(port: number, sharding: OrderSharding): void {
     this.write({
       event: 'replica-started',
       identity: this.leader.identity,
@@ -94,8 +111,18 @@ export class EventLog {
       port,
       leaseName: this.config.leaseName,
       lock: this.config.lock,
+      shards: sharding.enabled ? ORDER_SHARDS : 0,
       at: new Date().toISOString(),
     });
+    if (!sharding.enabled) {
+      this.write({
+        event: 'sharding-off',
+        election: SHARDED_ELECTION,
+        identity: this.leader.identity,
+        reason: sharding.reason,
+        at: new Date().toISOString(),
+      });
+    }
   }
 
   write(event: DemoEvent): void {

@@ -4,16 +4,20 @@
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { InvalidLeaderElectionOptionError } from 'nest-leader';
 import { AppModule } from './app.module.js';
 import { type DemoConfig, DemoConfigError, loadDemoConfig } from './demo.config.js';
+import { SHARDED_ELECTION } from './demo.constants.js';
 import { EventLog } from './event-log.service.js';
+import { orderSharding } from './jobs/order-sharding.js';
 import { StderrJsonLogger } from './json-logger.js';
 import { ShutdownEventsListener } from './shutdown-events.listener.js';
 
 async function bootstrap(config: DemoConfig, hooksInstalled: () => void): Promise<void> {
-  const app = await NestFactory.create(AppModule.forRoot(config), {
+  const sharding = orderSharding(config);
+  const app = await NestFactory.create(AppModule.forRoot(config, sharding), {
     logger: new StderrJsonLogger(),
     // Let bootstrap errors reach the handler below (a clear message, exit 78 for bad options)
     // instead of Nest exiting with 1 on its own.
@@ -31,7 +35,10 @@ async function bootstrap(config: DemoConfig, hooksInstalled: () => void): Promis
   hooksInstalled();
   await app.listen(config.port);
   const { port } = app.getHttpServer().address() as AddressInfo;
-  app.get(EventLog).started(port);
+  if (!sharding.enabled) {
+    new Logger('Demo').warn(`sharded election ${SHARDED_ELECTION} is off: ${sharding.reason}`);
+  }
+  app.get(EventLog).started(port, sharding);
 }
 
 /**

@@ -28,7 +28,19 @@ export {
   SHARD_METRIC_NAMES,
   type PrometheusShardObserverOptions,
 } from './observability/prometheus-shard.observer.js';
-export { combineElectionObservers, type Flushable } from './observability/composite.observer.js';
+export {
+  combineElectionObservers,
+  combineShardObservers,
+  type Flushable,
+} from './observability/composite.observer.js';
+export {
+  DEFAULT_SHARDS_MOVED_INTERVAL_MS,
+  MAX_EVENT_NOTE_BYTES,
+  SHARDS_MOVED_EVENT_ACTION,
+  SHARDS_MOVED_EVENT_REASON,
+  ShardEventsObserver,
+  type ShardEventsObserverOptions,
+} from './observability/shard-events.observer.js';
 export {
   DEFAULT_EVENT_REQUEST_TIMEOUT_MS,
   DEFAULT_REPORTING_CONTROLLER,

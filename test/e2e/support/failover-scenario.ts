@@ -9,13 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import {
   checkLeaderTerms,
+  checkShardTerms,
   type LeaderStatus,
   type LeadershipAcquiredEvent,
 } from '@nest-leader/demo/demo-events';
 import { scrapeReplica } from '@nest-leader/demo/launcher/metrics-scrape';
 import { type FailoverMeasurement, ReplicaFleet } from '@nest-leader/demo/launcher/replica-fleet';
 import type { ReplicaProcess } from '@nest-leader/demo/launcher/replica-process';
-import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '@nest-leader/demo/demo.constants';
+import { ORDER_SHARDS, RECONCILE_INTERVAL_MS } from '@nest-leader/demo/demo.constants';
 import { eventually } from '../../support/eventually.js';
 import { recordFailover } from './failover-results.js';
 
@@ -192,14 +193,13 @@ export function describeFailoverScenario(
       await backend.verifyEvents?.(leader.identity);
     });
 
-    it('serves metrics on every replica: the leader alone reports leading, both elections', async () => {
+    it('serves metrics on every replica: the leader alone reports leading', async () => {
       for (const replica of fleet.running) {
         const metrics = await scrapeReplica(replica.port, 5_000);
         assert.ok(metrics, `GET /metrics on ${replica.identity}`);
         const own = replica === leader ? 1 : 0;
         assert.equal(metrics.get('default')?.masterStatus, own, `${replica.identity} default`);
         assert.equal(metrics.get('default')?.termsStarted, own, `${replica.identity} terms`);
-        assert.ok(metrics.has(SHARD_ELECTION), `${replica.identity} reports the second election`);
       }
     });
 
@@ -305,12 +305,33 @@ export function describeFailoverScenario(
       );
     });
 
-    it("ran the second election's shard reconciler too, never in two overlapping terms of its own Lease", () => {
+    it('ran the sharded reconciler on a Lease lock, every shard in terms that never overlap, and said sharding is off on a file lock', () => {
       const work = fleet.shardWork();
-      const { terms, violations } = checkLeaderTerms(work);
-      assert.ok(work.length > 0, 'shard-work lines');
-      assert.ok(terms.length >= 1);
+      const started = fleet
+        .events()
+        .map((e) => e.event)
+        .filter((e) => e.event === 'replica-started');
+      if (backend.kind === 'file') {
+        assert.equal(work.length, 0, 'no shard-work without a Lease');
+        assert.ok(
+          started.every((e) => e.shards === 0),
+          'every replica started with sharding off',
+        );
+        const off = fleet
+          .events()
+          .map((e) => e.event)
+          .filter((e) => e.event === 'sharding-off');
+        assert.equal(off.length, started.length, 'a sharding-off line per replica');
+        return;
+      }
+      assert.ok(started.every((e) => e.shards === ORDER_SHARDS));
+      const { terms, violations } = checkShardTerms(work);
       assert.deepEqual(violations, []);
+      assert.deepEqual(
+        [...terms.keys()],
+        Array.from({ length: ORDER_SHARDS }, (_, shard) => shard),
+        'every shard ran',
+      );
     });
   });
 }

@@ -4,9 +4,9 @@ import { LeaderHealthIndicator } from 'nest-leader';
 
 /**
  * Probes. Liveness and readiness mean different things here:
- * - GET /healthz (liveness): every elector (both elections) is running and not wedged. 200 on every
+ * - GET /healthz (liveness): the default election's elector is running and not wedged. 200 on every
  *   healthy replica, leader or not: restarting a follower for being a follower would be wrong.
- * - GET /readyz (readiness): this replica leads the default election (the shard election is
+ * - GET /readyz (readiness): this replica leads the default election (the sharded election is
  *   not part of it). 200 on the leader only, 503 elsewhere, so a Service routes to the leader. Read deploy/deployment.yaml before copying this: leader-only
  *   readiness constrains rollouts and PodDisruptionBudgets.
  */

@@ -1,36 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import {
-  currentTerm,
-  LeaderOnly,
-  type LeaderTerm,
-  OnLeadershipAcquired,
-  OnLeadershipLost,
-} from 'nest-leader';
-import { RECONCILE_INTERVAL_MS, SHARD_ELECTION } from '../demo.constants.js';
+import { currentShard, InjectElection, LeaderOnly, ShardedElectionService } from 'nest-leader';
+import { RECONCILE_INTERVAL_MS, SHARDED_ELECTION } from '../demo.constants.js';
 import { EventLog } from '../event-log.service.js';
 
 /**
- * The reconciler of one shard, led on its own Lease (the demo's second election): it may run
- * on another replica than the default election's scheduler, and fails over on its own.
+ * The order reconciler, sharded: the election `orders` spreads its 16 shards over every replica,
+ * and each tick runs once per shard this replica owns, inside that shard's term
+ * (`currentShard()`: shard, fencing token, member epoch). Each run writes a `shard-work` line;
+ * each ownership change a `shard-ownership` line.
  */
 @Injectable()
-export class ShardReconciler {
-  constructor(private readonly events: EventLog) {}
+export class ShardReconciler implements OnApplicationBootstrap {
+  constructor(
+    private readonly events: EventLog,
+    @InjectElection(SHARDED_ELECTION) private readonly orders: ShardedElectionService,
+  ) {}
 
-  @Interval('reconcile-shard', RECONCILE_INTERVAL_MS)
-  @LeaderOnly(SHARD_ELECTION)
+  @Interval('reconcile-orders', RECONCILE_INTERVAL_MS)
+  @LeaderOnly(SHARDED_ELECTION)
   reconcile(): void {
-    this.events.shardWork(SHARD_ELECTION, currentTerm(SHARD_ELECTION)!);
+    this.events.shardWork(SHARDED_ELECTION, currentShard(SHARDED_ELECTION)!);
   }
 
-  @OnLeadershipAcquired(SHARD_ELECTION)
-  acquired(term: LeaderTerm): void {
-    this.events.shardLeadership(SHARD_ELECTION, 'acquired', term);
-  }
-
-  @OnLeadershipLost(SHARD_ELECTION)
-  lost(term: LeaderTerm): void {
-    this.events.shardLeadership(SHARD_ELECTION, 'lost', term);
+  onApplicationBootstrap(): void {
+    this.orders.onOwnershipChange((event) => this.events.shardOwnership(SHARDED_ELECTION, event));
   }
 }

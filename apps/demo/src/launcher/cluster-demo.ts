@@ -8,6 +8,8 @@
 import type { V1Lease, V1PodList } from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { assignmentLeaseName, parseShardAssignment, SHARDS_ANNOTATION } from 'nest-leader/core';
+import { ORDER_SHARDS, SHARDED_ELECTION } from '../demo.constants.js';
 import { REPO_ROOT } from './control-plane-process.js';
 import type { DemoCliOptions } from './demo-cli.js';
 import { startNodeCluster, type NodeCluster } from './node-cluster.js';
@@ -48,6 +50,38 @@ async function leaseSpec(
   }
 }
 
+/**
+ * Shards of the sharded election `orders` per pod, from its assignment Lease
+ * (`<LEASE_NAME>-orders-shards`): ` · orders shards abc12 6, def34 5, …`, or '' before it exists.
+ */
+async function shardsPerPod(cluster: NodeCluster, leaseName: string): Promise<string> {
+  try {
+    const lease = await cluster.getJson<V1Lease>(
+      'get',
+      'lease',
+      assignmentLeaseName(`${leaseName}-${SHARDED_ELECTION}`),
+      '-n',
+      NAMESPACE,
+    );
+    const assignment = parseShardAssignment(
+      lease.metadata?.annotations?.[SHARDS_ANNOTATION],
+      ORDER_SHARDS,
+    );
+    if (!assignment) return '';
+    const counts = new Map<string, number>();
+    for (const grant of assignment.shards) {
+      const owner = grant.owner?.identity ?? 'unowned';
+      counts.set(owner, (counts.get(owner) ?? 0) + 1);
+    }
+    const text = [...counts]
+      .map(([owner, n]) => `${owner.replace(/^nest-leader-demo-/, '')} ${n}`)
+      .join(', ');
+    return ` · ${SHARDED_ELECTION} shards r${assignment.revision}: ${text}`;
+  } catch {
+    return ''; // not created yet
+  }
+}
+
 /** Runs the cluster demo until Ctrl-C (or --duration); resolves with the exit code. */
 export async function runClusterDemo(options: DemoCliOptions): Promise<number> {
   say(
@@ -81,9 +115,9 @@ export async function runClusterDemo(options: DemoCliOptions): Promise<number> {
       ? performance.now() + options.chaosSeconds * 1000
       : Infinity;
     while (!stopping) {
-      const [lease, shard, pods] = await Promise.all([
+      const [lease, shards, pods] = await Promise.all([
         leaseSpec(cluster, options.leaseName),
-        leaseSpec(cluster, `${options.leaseName}-shard-a`),
+        shardsPerPod(cluster, options.leaseName),
         podStatuses(cluster).catch(() => []),
       ]);
       const podText = pods
@@ -93,7 +127,7 @@ export async function runClusterDemo(options: DemoCliOptions): Promise<number> {
         )
         .join(' | ');
       say(
-        `holder ${lease?.holder ?? '-'} (transitions ${lease?.transitions ?? '-'}) · shard-a ${shard?.holder ?? '-'} · ${podText || 'no pods yet'}`,
+        `holder ${lease?.holder ?? '-'} (transitions ${lease?.transitions ?? '-'})${shards} · ${podText || 'no pods yet'}`,
       );
       if (
         performance.now() >= nextChaos &&

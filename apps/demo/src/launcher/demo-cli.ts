@@ -34,9 +34,13 @@ export const STATUS_LEGEND = `Status line, once a second:
                      running), "…" (no answer within 800 ms: starting or busy)
   work N             leader-only work done so far by all replicas together (cron, interval and
                      POST /jobs runs, from their logs); it grows only while someone leads
-  <shard> holder H (transitions N), <shard> work N
-                     the same for the demo's second, named election (its own Lease, its own
-                     leader: often another replica)
+  [N shards, coordinator]
+                     after a replica's role: the shards of the sharded election "orders" it
+                     owns (of 16, each owned by one replica at a time), and whether it
+                     coordinates them; absent when sharding is off (the file lock)
+  orders work N      shard-work runs so far (one per owned shard a second, all replicas)
+  !! shard S claimed by A, B
+                     two replicas answered that they own shard S (never expected)
 `;
 
 export const DEMO_USAGE = `Usage: pnpm demo [options]

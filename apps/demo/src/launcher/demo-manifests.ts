@@ -53,11 +53,6 @@ const CLUSTER_SCOPED_KINDS = new Set([
   'ValidatingAdmissionPolicyBinding',
 ]);
 
-/** The Leases of the demo's two elections: the default one and the shard reconciler's. */
-export function demoLeaseNames(leaseName: string): string[] {
-  return [leaseName, `${leaseName}-shard-a`];
-}
-
 /** Options of {@link loadDemoManifests}. */
 export interface LoadManifestsOptions {
   /** Namespace for every namespaced object instead of the kustomization's. */
@@ -71,7 +66,7 @@ export interface LoadManifestsOptions {
   kinds?: readonly string[];
   /**
    * The Lease the replicas elect on, when not the deployment's `LEASE_NAME`: `LEASE_NAME` is set
-   * to it and the Role's `resourceNames` to it and its shard election's `<leaseName>-shard-a`.
+   * to it (the Role names no Lease: it covers the namespace's Leases, see deploy/role.yaml).
    */
   leaseName?: string;
   /** The deploy directory; default {@link DEMO_DEPLOY_DIR}. */
@@ -82,7 +77,6 @@ export interface LoadManifestsOptions {
 type Manifest = KubernetesObject & {
   metadata: NonNullable<KubernetesObject['metadata']>;
   roleRef?: { kind: string; name: string };
-  rules?: { resourceNames?: string[] }[];
   subjects?: { kind: string; name: string; namespace?: string }[];
   spec?: {
     /** A ValidatingAdmissionPolicyBinding's policy. */
@@ -135,11 +129,6 @@ export function loadDemoManifests(options: LoadManifestsOptions = {}): Kubernete
     }
     for (const { pairs } of kustomization.labels ?? []) {
       meta.labels = { ...meta.labels, ...pairs };
-    }
-    if (options.leaseName && object.kind === 'Role') {
-      for (const rule of object.rules ?? []) {
-        if (rule.resourceNames) rule.resourceNames = demoLeaseNames(options.leaseName);
-      }
     }
     if (object.roleRef?.kind === 'Role' && roles.has(object.roleRef.name)) {
       object.roleRef.name += suffix;

@@ -56,6 +56,9 @@ export function summarizeMetrics(text: string): ReplicaMetrics {
     return snapshot;
   };
   for (const family of parsePrometheusTextFormat(text)) {
+    // Only the elections' families: the sharded election's (nest_leader_shard*) carry a `name`
+    // too, and would show as an election that never led.
+    if (!family.name.startsWith('leader_election_')) continue;
     for (const sample of family.metrics) {
       const election = sample.labels?.name;
       const value = Number(sample.value);

@@ -110,7 +110,7 @@ export class ReplicaFleet {
       .filter((e): e is LeaderWorkEvent => e.event === 'leader-work');
   }
 
-  /** Every `shard-work` line (the demo's second election) from every process, in arrival order. */
+  /** Every `shard-work` line (the sharded election `orders`) from every process, in arrival order. */
   shardWork(): ShardWorkEvent[] {
     return this.events()
       .map((r) => r.event)

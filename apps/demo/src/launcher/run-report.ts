@@ -1,6 +1,6 @@
-/** The local demo's end report: the overlap check of both elections' work, the metrics, the failovers. */
-import { checkLeaderTerms } from '../demo-events.js';
-import { SHARD_ELECTION } from '../demo.constants.js';
+/** The local demo's end report: the overlap checks of the election's and the shards' work, the metrics, the failovers. */
+import { checkLeaderTerms, checkShardTerms } from '../demo-events.js';
+import { SHARDED_ELECTION } from '../demo.constants.js';
 import type { ReplicaMetrics } from './metrics-scrape.js';
 import type { FailoverMeasurement, ReplicaFleet } from './replica-fleet.js';
 import type { ReplicaProcess } from './replica-process.js';
@@ -88,18 +88,29 @@ export function reportRun(
   failovers: readonly FailoverMeasurement[] | undefined,
 ): boolean {
   let safe = true;
-  for (const [label, work, lines] of [
-    ['', fleet.leaderWork(), 'leader-work'],
-    [`${SHARD_ELECTION}: `, fleet.shardWork(), 'shard-work'],
-  ] as const) {
-    const { terms, violations } = checkLeaderTerms(work);
+  const work = fleet.leaderWork();
+  const { terms, violations } = checkLeaderTerms(work);
+  say(
+    `${terms.length} terms, ${work.length} leader-work lines, ` +
+      (violations.length === 0
+        ? 'no two replicas worked in overlapping terms'
+        : `VIOLATIONS:\n  ${violations.join('\n  ')}`),
+  );
+  if (violations.length > 0) safe = false;
+  const shardWork = fleet.shardWork();
+  if (shardWork.length > 0) {
+    const shards = checkShardTerms(shardWork);
+    const tokens = [...shards.terms.values()].reduce((sum, t) => sum + t.length, 0);
     say(
-      `${label}${terms.length} terms, ${work.length} ${lines} lines, ` +
-        (violations.length === 0
-          ? 'no two replicas worked in overlapping terms'
-          : `VIOLATIONS:\n  ${violations.join('\n  ')}`),
+      `${SHARDED_ELECTION}: ${shards.terms.size} shards, ${tokens} shard terms, ` +
+        `${shardWork.length} shard-work lines, ` +
+        (shards.violations.length === 0
+          ? 'no shard worked by two replicas in overlapping terms, tokens increasing per shard'
+          : `VIOLATIONS:\n  ${shards.violations.join('\n  ')}`),
     );
-    if (violations.length > 0) safe = false;
+    if (shards.violations.length > 0) safe = false;
+  } else {
+    say(`${SHARDED_ELECTION}: no shard-work lines (sharding is off without a Kubernetes Lease)`);
   }
   if (scrapes.size > 0) {
     for (const line of metricsSummary(fleet, scrapes, initialReplicas, initialTransitions)) {

@@ -1,6 +1,6 @@
 /** What the local demo prints while it runs: leadership changes as they happen, a status line a second. */
 import type { LeaderStatus } from '../demo-events.js';
-import { SHARD_ELECTION } from '../demo.constants.js';
+import { SHARDED_ELECTION } from '../demo.constants.js';
 import type { DemoCliOptions } from './demo-cli.js';
 import { formatLeaseTable, readLease } from './kube-access.js';
 import type { LockSetup } from './lock-setup.js';
@@ -63,11 +63,6 @@ export function startStatusBoard(
         ),
       ]);
       const leaders = statuses.filter((s): s is LeaderStatus => s?.isLeader === true);
-      const shardLeaders = statuses.filter((s) => s?.shard?.isLeader === true) as LeaderStatus[];
-      const shardElection = SHARD_ELECTION;
-      let shardHolder =
-        shardLeaders[0]?.identity ?? statuses.find((s) => s?.shard?.name)?.shard.name ?? '-';
-      let shardTransitions = shardLeaders[0]?.shard.leaseTransitions ?? '-';
       let holder = leaders[0]?.identity ?? statuses.find((s) => s?.name)?.name ?? '-';
       let transitions = leaders[0]?.leaseTransitions ?? '-';
       if (lock.lease) {
@@ -77,13 +72,6 @@ export function startStatusBoard(
         );
         holder = lease?.spec?.holderIdentity || '<none>';
         transitions = lease?.spec?.leaseTransitions ?? '-';
-        const shardLease = await readLease(
-          lock.lease.kc,
-          lock.lease.namespace,
-          `${leaseName}-${shardElection}`,
-        ).catch(() => undefined);
-        shardHolder = shardLease?.spec?.holderIdentity || '<none>';
-        shardTransitions = shardLease?.spec?.leaseTransitions ?? '-';
         if (lease && holder !== lastHolder) {
           lastHolder = holder;
           process.stdout.write(
@@ -97,18 +85,15 @@ export function startStatusBoard(
         .map((r, i) => {
           const s = statuses[i];
           const role = !r.running ? 'down' : !s ? '…' : s.isLeader ? 'LEADER' : 'follower';
-          return `${r.identity} ${role}${s?.shard?.isLeader ? `+${shardElection}` : ''}`;
+          return `${r.identity} ${role}${shardsOf(s)}`;
         })
         .join(' · ');
-      const warning =
-        (leaders.length > 1 ? ` · !! ${leaders.length} replicas claim to lead` : '') +
-        (shardLeaders.length > 1
-          ? ` · !! ${shardLeaders.length} replicas claim to lead ${shardElection}`
-          : '');
+      const shardWork = fleet.shardWork().length;
       say(
-        `holder ${holder} · transitions ${transitions} · ${shardElection} holder ${shardHolder} ` +
-          `(transitions ${shardTransitions}) · ${roles} · work ${fleet.leaderWork().length}` +
-          ` · ${shardElection} work ${fleet.shardWork().length}${warning}`,
+        `holder ${holder} · transitions ${transitions} · ${roles} · work ${fleet.leaderWork().length}` +
+          (statuses.some((s) => s?.shards) ? ` · ${SHARDED_ELECTION} work ${shardWork}` : '') +
+          shardWarning(statuses) +
+          (leaders.length > 1 ? ` · !! ${leaders.length} replicas claim to lead` : ''),
       );
     } finally {
       busy = false;
@@ -116,6 +101,30 @@ export function startStatusBoard(
   };
   const timer = setInterval(() => void tick(), 1000);
   return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * ` [5 shards, coordinator]`: the shards of `orders` a replica owns by its own GET /leader
+ * (empty when sharding is off or it did not answer).
+ */
+function shardsOf(status: LeaderStatus | undefined): string {
+  const shards = status?.shards;
+  if (!shards) return '';
+  return ` [${shards.owned.length} shards${shards.coordinator ? ', coordinator' : ''}]`;
+}
+
+/** ` · !! shard 3 claimed by demo-1, demo-2`: a shard two replicas say they own at once. */
+function shardWarning(statuses: readonly (LeaderStatus | undefined)[]): string {
+  const owners = new Map<number, string[]>();
+  for (const status of statuses) {
+    for (const shard of status?.shards?.owned ?? []) {
+      owners.set(shard, [...(owners.get(shard) ?? []), status!.identity]);
+    }
+  }
+  return [...owners]
+    .filter(([, who]) => who.length > 1)
+    .map(([shard, who]) => ` · !! shard ${shard} claimed by ${who.join(', ')}`)
+    .join('');
 }
 
 /** Scrapes every replica in `replicas` and keeps what answered in `scrapes`. */

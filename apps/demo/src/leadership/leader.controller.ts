@@ -1,14 +1,20 @@
-import { Controller, Get } from '@nestjs/common';
-import { InjectElection, LeaderElectionService } from 'nest-leader';
-import { SHARD_ELECTION } from '../demo.constants.js';
+import { Controller, Get, Optional } from '@nestjs/common';
+import { InjectElection, LeaderElectionService, ShardedElectionService } from 'nest-leader';
+import { SHARDED_ELECTION } from '../demo.constants.js';
 import type { LeaderStatus } from '../demo-events.js';
 
-/** GET /leader: who leads each election, as this replica sees it. Answers on every replica. */
+/**
+ * GET /leader: who leads the default election and which shards of `orders` this replica owns,
+ * as this replica sees it. Answers on every replica.
+ */
 @Controller('leader')
 export class LeaderController {
   constructor(
     private readonly leader: LeaderElectionService,
-    @InjectElection(SHARD_ELECTION) private readonly shard: LeaderElectionService,
+    /** Absent when sharding is off (the lock is not a Kubernetes Lease). */
+    @Optional()
+    @InjectElection(SHARDED_ELECTION)
+    private readonly orders?: ShardedElectionService,
   ) {}
 
   @Get()
@@ -19,12 +25,15 @@ export class LeaderController {
       isLeader: this.leader.isLeader(),
       leaseTransitions: this.leader.leaseTransitions ?? null,
       pid: process.pid,
-      shard: {
-        election: SHARD_ELECTION,
-        name: this.shard.leader ?? null,
-        isLeader: this.shard.isLeader(),
-        leaseTransitions: this.shard.leaseTransitions ?? null,
-      },
+      shards: this.orders
+        ? {
+            election: SHARDED_ELECTION,
+            shards: this.orders.shards,
+            owned: this.orders.ownedShards(),
+            coordinator: this.orders.isCoordinator(),
+            perMember: Object.fromEntries(this.orders.shardsPerMember()),
+          }
+        : null,
     };
   }
 }

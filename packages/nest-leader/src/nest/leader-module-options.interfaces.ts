@@ -117,7 +117,9 @@ export interface LeaderModuleOptions extends LeaderModuleElectorSettings {
   metrics?: boolean | { registry?: PrometheusRegistry };
   /**
    * Kubernetes Events on the Lease when this replica starts and stops leading
-   * (`LeaseEventsObserver`): `true`, or `{ reportingController }`. Needs RBAC `create` on
+   * (`LeaseEventsObserver`): `true`, or `{ reportingController }`. In a sharded election: a
+   * `ShardsMoved` Event on the assignment Lease (`<leaseName>-shards`) when the coordinator
+   * grants shards, at most one per 10 s (`ShardEventsObserver`). Needs RBAC `create` on
    * `events.events.k8s.io`; Kubernetes Leases only (ignored with a warning otherwise).
    * Default off.
    */
@@ -199,11 +201,12 @@ export interface ElectionOptionsFactory {
 
 /**
  * Options of `LeaderModule.registerElectionAsync()`: the name is static (it names the
- * election's providers); the rest comes from `useFactory` (with `inject`), `useClass` or
+ * election's providers), and so are `shards`, `drainTimeoutSeconds` and `shardStore` (with
+ * `shards` the module holds a sharded election's providers); the rest comes from `useFactory` (with `inject`), `useClass` or
  * `useExisting`, as `@nestjs/bullmq`'s `registerQueueAsync`.
  */
 export interface RegisterElectionAsyncOptions
-  extends ElectionModuleExtras, Pick<ModuleMetadata, 'imports'> {
+  extends ElectionModuleExtras, ShardedElectionModuleOptions, Pick<ModuleMetadata, 'imports'> {
   /** Builds the election's options from the providers listed in `inject`. */
   useFactory?: (...args: never[]) => ElectionOptions | Promise<ElectionOptions>;
   inject?: FactoryProvider['inject'];

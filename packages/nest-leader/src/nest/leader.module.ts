@@ -84,13 +84,9 @@ export class LeaderModule extends ConfigurableModuleClass {
     const { shards, drainTimeoutSeconds, shardStore, ...electionOptions } = given;
     if (shards !== undefined) {
       const sharded = { shards, drainTimeoutSeconds, shardStore };
-      return shardedElectionModule(
-        validateElectionName(name),
-        isGlobal,
-        providers,
-        sharded,
-        electionOptions,
-      );
+      return shardedElectionModule(validateElectionName(name), isGlobal, providers, sharded, [
+        { provide: getElectionGivenOptionsToken(name), useValue: electionOptions },
+      ]);
     }
     return electionModule(validateElectionName(name), isGlobal, providers, [
       { provide: getElectionGivenOptionsToken(name), useValue: electionOptions },
@@ -100,7 +96,9 @@ export class LeaderModule extends ConfigurableModuleClass {
   /**
    * Adds a named election whose options come from a provider: `{ name, imports, inject,
    * useFactory }`, `{ name, useClass }` or `{ name, useExisting }` (an
-   * `ElectionOptionsFactory`). The name is static: it names the election's providers.
+   * `ElectionOptionsFactory`). The name is static: it names the election's providers. So are
+   * `shards` (with `drainTimeoutSeconds`, `shardStore`): with `shards`, the election is sharded,
+   * as with {@link LeaderModule.registerElection}; the factory gives the rest.
    * @throws InvalidLeaderElectionOptionError as {@link LeaderModule.registerElection}.
    * @throws LeaderModuleUsageError without `useFactory`, `useClass` or `useExisting`.
    */
@@ -122,7 +120,17 @@ export class LeaderModule extends ConfigurableModuleClass {
         useFactory: (factory: ElectionOptionsFactory) => factory.createElectionOptions(name),
       });
     }
-    const module = electionModule(name, options.isGlobal, options.providers, given);
+    const { shards, drainTimeoutSeconds, shardStore } = options;
+    const module =
+      shards !== undefined
+        ? shardedElectionModule(
+            name,
+            options.isGlobal,
+            options.providers,
+            { shards, drainTimeoutSeconds, shardStore },
+            given,
+          )
+        : electionModule(name, options.isGlobal, options.providers, given);
     return { ...module, imports: [...(options.imports ?? []), ...(module.imports ?? [])] };
   }
 }
@@ -158,13 +166,13 @@ function shardedElectionModule(
   isGlobal = true,
   userProviders: Provider[] = [],
   sharded: ShardedElectionModuleOptions,
-  given: ElectionOptions,
+  given: Provider[],
 ): DynamicModule {
   return {
     module: LeaderModule,
     global: isGlobal,
     imports: [LeaderCoreModule],
-    providers: [...createShardedElectionProviders(name, given, sharded), ...userProviders],
+    providers: [...given, ...createShardedElectionProviders(name, sharded), ...userProviders],
     exports: shardedElectionExports(name),
   };
 }

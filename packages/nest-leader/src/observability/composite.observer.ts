@@ -1,8 +1,9 @@
 /**
  * Several observers as one: the elector takes a single `observer`; metrics, Events and pod
- * labels are three. Framework-free.
+ * labels are three (a sharded election's: metrics and Events). Framework-free.
  */
 import type { ElectionObserver } from '../core/election-observer.js';
+import type { ShardObserver } from '../sharding/shard-observer.js';
 
 /** An observer that may have writes in flight (Events, pod labels). */
 export interface Flushable {
@@ -34,6 +35,43 @@ export function combineElectionObservers(
     },
   };
   for (const method of METHODS) {
+    const targets = observers.filter((o) => typeof o[method] === 'function');
+    if (targets.length === 0) continue;
+    combined[method] = (event: never) => {
+      for (const target of targets) {
+        try {
+          (target[method] as (event: never) => void).call(target, event);
+        } catch {
+          // An observer never breaks an election, nor another observer.
+        }
+      }
+    };
+  }
+  return combined;
+}
+
+/** Every method of the shard observer, checked both ways (see {@link METHODS}). */
+const SHARD_METHODS = Object.keys({
+  shardStarted: true,
+  shardStopped: true,
+  shardDrained: true,
+  shardHandedOff: true,
+  shardGranted: true,
+} satisfies Record<keyof ShardObserver, true>) as (keyof ShardObserver)[];
+
+/**
+ * One {@link ShardObserver} that passes every event to each of `observers`, in order, as
+ * {@link combineElectionObservers} does for elections (metrics and Events of a sharded election).
+ */
+export function combineShardObservers(
+  ...observers: (ShardObserver & Flushable)[]
+): ShardObserver & Required<Flushable> {
+  const combined: ShardObserver & Required<Flushable> = {
+    flush: async () => {
+      await Promise.all(observers.map((o) => o.flush?.()));
+    },
+  };
+  for (const method of SHARD_METHODS) {
     const targets = observers.filter((o) => typeof o[method] === 'function');
     if (targets.length === 0) continue;
     combined[method] = (event: never) => {

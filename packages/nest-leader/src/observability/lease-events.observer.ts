@@ -4,7 +4,7 @@
  * "… stopped leading"), written with `events.k8s.io/v1` so `kubectl get events` and
  * `kubectl describe lease <name>` show who led when. Framework-free.
  */
-import type { KubeConfig, V1Lease, V1ObjectReference } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaderTermEndReason } from '../errors.js';
 import type {
   ElectionObservation,
@@ -12,29 +12,16 @@ import type {
   LeadershipChangeReason,
 } from '../core/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../core/leader-elector.options.js';
-import { validateLeaseName, validateNamespace } from '../kubernetes/names.js';
-import { EVENT_RESOURCE, observabilityMessages } from './observability.messages.js';
-import { loadClientNode } from '../kubernetes/client-node.loader.js';
-import { withSharedConnection } from '../kubernetes/connection-pool.js';
-import {
-  type KubernetesRequestOptions,
-  kubernetesRequestOptions,
-  validateRequestTimeoutMs,
-} from '../kubernetes/request-options.js';
-import {
-  classifyObserverFailure,
-  consoleWarnings,
-  FailureReporter,
-  SerialQueue,
-} from './observer-writes.js';
-import { validateQualifiedName } from '../kubernetes/qualified-name.js';
+import { LeaseEventWriter } from './lease-event.writer.js';
+import { observabilityMessages } from './observability.messages.js';
+
+export {
+  DEFAULT_EVENT_REQUEST_TIMEOUT_MS,
+  DEFAULT_REPORTING_CONTROLLER,
+} from './lease-event.writer.js';
 
 /** `reason` of every Event, as client-go's. */
 export const LEADER_ELECTION_EVENT_REASON = 'LeaderElection';
-/** Default `reportingController` of the Events. */
-export const DEFAULT_REPORTING_CONTROLLER = 'nest-leader';
-/** Default timeout of one request (read the Lease, create the Event), in ms. */
-export const DEFAULT_EVENT_REQUEST_TIMEOUT_MS = 5_000;
 
 /** Options of {@link LeaseEventsObserver}. */
 export interface LeaseEventsObserverOptions {
@@ -71,28 +58,10 @@ export interface LeaseEventsObserverOptions {
  *   `leaseName`, `reportingController` or `requestTimeoutMs`.
  */
 export class LeaseEventsObserver implements ElectionObserver {
-  private readonly kubeConfig: KubeConfig;
-  private readonly namespace: string;
-  private readonly leaseName: string;
-  private readonly reportingController: string;
-  private readonly requestTimeoutMs: number;
-  private readonly failures: FailureReporter;
-  private readonly queue = new SerialQueue();
+  private readonly writer: LeaseEventWriter;
 
   constructor(options: LeaseEventsObserverOptions) {
-    this.namespace = validateNamespace(options.namespace, 'namespace');
-    this.leaseName = validateLeaseName(options.leaseName, 'leaseName');
-    this.kubeConfig = withSharedConnection(options.kubeConfig);
-    this.reportingController = validateQualifiedName(
-      options.reportingController ?? DEFAULT_REPORTING_CONTROLLER,
-      'reportingController',
-      observabilityMessages.reportingControllerRule,
-    );
-    this.requestTimeoutMs = validateRequestTimeoutMs(
-      options.requestTimeoutMs,
-      DEFAULT_EVENT_REQUEST_TIMEOUT_MS,
-    );
-    this.failures = new FailureReporter(options.logger ?? consoleWarnings);
+    this.writer = new LeaseEventWriter(options);
   }
 
   /** Queues "<identity> became leader: <reason> (…)". */
@@ -115,85 +84,10 @@ export class LeaseEventsObserver implements ElectionObserver {
    * by `requestTimeoutMs`). Never rejects. Await it on shutdown so the last Event is not lost.
    */
   flush(): Promise<void> {
-    return this.queue.idle();
+    return this.writer.flush();
   }
 
   private enqueue(identity: string, type: 'Normal' | 'Warning', action: string, note: string) {
-    const eventTime = new Date();
-    const name = eventName(this.leaseName, eventTime);
-    let request: KubernetesRequestOptions | undefined;
-    this.queue.push(
-      async () => {
-        const k8s = loadClientNode();
-        const regarding: V1ObjectReference = {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          name: this.leaseName,
-          namespace: this.namespace,
-        };
-        const lease = await this.readLease();
-        if (lease?.metadata?.uid) regarding.uid = lease.metadata.uid;
-        request = kubernetesRequestOptions(this.requestTimeoutMs);
-        await this.kubeConfig.makeApiClient(k8s.EventsV1Api).createNamespacedEvent(
-          {
-            namespace: this.namespace,
-            body: {
-              apiVersion: 'events.k8s.io/v1',
-              kind: 'Event',
-              metadata: { name, namespace: this.namespace },
-              eventTime: new k8s.V1MicroTime(eventTime.getTime()),
-              type,
-              reason: LEADER_ELECTION_EVENT_REASON,
-              action,
-              note,
-              regarding,
-              reportingController: this.reportingController,
-              reportingInstance: identity,
-            },
-          },
-          request.options,
-        );
-      },
-      (error) => {
-        const failure = classifyObserverFailure(
-          {
-            verb: 'create',
-            resource: EVENT_RESOURCE,
-            name,
-            namespace: this.namespace,
-            identity,
-            sent: request?.sent() ?? false,
-          },
-          error,
-        );
-        const lease = `Lease ${this.namespace}/${this.leaseName}`;
-        this.failures.report(failure.kind, observabilityMessages.eventFailed(lease, failure));
-      },
-    );
+    this.writer.write({ identity, type, reason: LEADER_ELECTION_EVENT_REASON, action, note });
   }
-
-  /** The Lease, for its uid; `undefined` if it cannot be read (the Event is still recorded). */
-  private async readLease(): Promise<V1Lease | undefined> {
-    try {
-      const api = this.kubeConfig.makeApiClient(loadClientNode().CoordinationV1Api);
-      return await api.readNamespacedLease(
-        { name: this.leaseName, namespace: this.namespace },
-        kubernetesRequestOptions(this.requestTimeoutMs).options,
-      );
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-/**
- * `<lease>.<hex nanoseconds><4 random hex>`: client-go's recorder names Events
- * `<object>.<hex UnixNano>`; the random part keeps two replicas apart in the same millisecond.
- */
-function eventName(leaseName: string, time: Date): string {
-  const nanos = (BigInt(time.getTime()) * 1_000_000n).toString(16);
-  const random = Math.floor(Math.random() * 0x10000)
-    .toString(16)
-    .padStart(4, '0');
-  return `${leaseName.slice(0, 253 - 1 - nanos.length - 4)}.${nanos}${random}`;
 }

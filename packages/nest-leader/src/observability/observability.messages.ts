@@ -35,6 +35,26 @@ export const observabilityMessages = {
   /** `note` of the Event recorded when a term ends. */
   stoppedLeadingNote: (identity: string, reason: LeaderTermEndReason) =>
     `${identity} stopped leading: ${reason} (${termEndReasonText[reason]})`,
+  /**
+   * `note` of a ShardsMoved Event: the grants since the last one, per new owner, e.g.
+   * "5 shards granted at revisions 7-8: demo-b ← 3, 4 (from demo-a); demo-c ← 0, 1, 2".
+   */
+  shardsMovedNote: (
+    granted: number,
+    revisions: { from: number; to: number },
+    owners: readonly { owner: string; shards: readonly number[]; from: readonly string[] }[],
+  ) =>
+    `${granted} ${granted === 1 ? 'shard' : 'shards'} granted at revision` +
+    (revisions.from === revisions.to
+      ? ` ${revisions.from}`
+      : `s ${revisions.from}-${revisions.to}`) +
+    ': ' +
+    owners
+      .map(
+        ({ owner, shards, from }) =>
+          `${owner} ← ${shards.join(', ')}` + (from.length > 0 ? ` (from ${from.join(', ')})` : ''),
+      )
+      .join('; '),
   eventFailed: (lease: string, error: Error) =>
     `Could not record a Kubernetes Event on ${lease}: ${error.message} Leader election is ` +
     'unaffected; further failures of this kind are logged at debug level.',

@@ -329,6 +329,9 @@ export class ShardCoordinator {
         observer?.shardGranted?.({
           election,
           shard,
+          owner: grant.owner.identity,
+          from: before.owner?.identity,
+          token: grant.token,
           unownedMs: freeSince === undefined ? undefined : nowMs - freeSince,
         });
         const revokedAt = this.revokedAtMs.get(shard);

@@ -28,9 +28,17 @@ export interface ShardObserver {
    */
   shardHandedOff?(event: { election: string; shard: number; handoffMs: number }): void;
   /**
-   * The coordinator granted a shard that nobody could work on since `unownedMs` ago: from the
-   * moment it observed the previous owner stop (acknowledgement, release, epoch over) to the
+   * The coordinator granted a shard (to `owner`, with fencing token `token`; `from`: the owner
+   * the assignment named before, if any) that nobody could work on since `unownedMs` ago: from
+   * the moment it observed the previous owner stop (acknowledgement, release, epoch over) to the
    * grant (monotonic ms, this coordinator's observation).
    */
-  shardGranted?(event: { election: string; shard: number; unownedMs: number | undefined }): void;
+  shardGranted?(event: {
+    election: string;
+    shard: number;
+    owner: string;
+    from: string | undefined;
+    token: number;
+    unownedMs: number | undefined;
+  }): void;
 }

@@ -566,7 +566,8 @@ export class LeaderElector {
    * A candidate that saw a live holder waits until that record would have expired by its
    * observation, as if it could not read the Lease: the holder may not have noticed yet.
    * Then (or at once, if it never saw one, as client-go does) it creates the Lease,
-   * continuing from the highest leaseTransitions it has seen.
+   * continuing from the highest leaseTransitions it has seen and carrying the schedule ledger
+   * it last saw.
    */
   private recreate(
     active: LeaderTermLifetime | undefined,
@@ -587,6 +588,11 @@ export class LeaderElector {
     const highest = this.observed.highestTransitions;
     const token = highest === undefined ? 0 : this.nextTransitions(highest);
     const created = createdRecord(this.identity, write, token, this.advertisement?.entry);
+    // The schedule ledger outlives the Lease object: a follower's writer has never been given
+    // the stored text (it runs only before this elector's own writes), so the deleted Lease's
+    // ledger as last seen goes into the new one and the writer merges its own into it.
+    const lastLedger = this.observed.record?.scheduleLedger;
+    if (lastLedger !== undefined) created.scheduleLedger = lastLedger;
     return this.write(
       'create',
       this.withScheduleLedger(created),

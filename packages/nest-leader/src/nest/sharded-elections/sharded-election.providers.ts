@@ -2,12 +2,17 @@ import { Logger, type Provider } from '@nestjs/common';
 import { InvalidLeaderElectionOptionError } from '../../errors.js';
 import { LeaseLock } from '../../locks/kubernetes-object/lease.lock.js';
 import { KubernetesShardLeaseStore } from '../../sharding/kubernetes-shard-lease-store.js';
-import type { ShardLeaseStore } from '../../sharding/shard-lease-store.js';
+import type { ShardObserver } from '../../sharding/shard-observer.js';
 import { ShardedElection } from '../../sharding/sharded-election.js';
+import { combineShardObservers, type Flushable } from '../../observability/composite.observer.js';
+import { observabilityMessages } from '../../observability/observability.messages.js';
 import { PrometheusShardObserver } from '../../observability/prometheus-shard.observer.js';
+import { ShardEventsObserver } from '../../observability/shard-events.observer.js';
+import { withModuleOptionNames } from '../elections/election-options.mapping.js';
 import { ElectionDirectory } from '../elections/election.directory.js';
 import { buildElectionLock } from '../elections/election-lock.factory.js';
 import { resolveElectionOptions } from '../elections/election-options.resolver.js';
+import { getElectionGivenOptionsToken } from '../elections/election.providers.js';
 import { getElectionOptionsToken, getLeaderElectionToken } from '../elections/election.tokens.js';
 import type { ResolvedElectionOptions } from '../elections/elections.interfaces.js';
 import { LEADER_MODULE_OPTIONS } from '../leader.module-definition.js';
@@ -19,21 +24,25 @@ import { ShardedElectionService } from './sharded-election.service.js';
 import { ShardedLeaderOnlyGate } from './sharded-leader-only.gate.js';
 
 /**
- * The providers of one sharded election: its resolved options (the election's, over
+ * The providers of one sharded election: its resolved options (the election's, given under
+ * `getElectionGivenOptionsToken(name)` by `registerElection` or `registerElectionAsync`, over
  * `forRoot()`'s) and its `ShardedElectionService` under the election's token (what
  * `@InjectElection(name)` injects), registered in the application's directory so
  * `@LeaderOnly(name)` finds its gate.
  */
 export function createShardedElectionProviders(
   name: string,
-  given: ElectionOptions,
   sharded: ShardedElectionModuleOptions,
 ): Provider[] {
   return [
     {
       provide: getElectionOptionsToken(name),
-      inject: [{ token: LEADER_MODULE_OPTIONS, optional: true }],
-      useFactory: (defaults?: LeaderModuleOptions) => resolveElectionOptions(name, given, defaults),
+      inject: [
+        getElectionGivenOptionsToken(name),
+        { token: LEADER_MODULE_OPTIONS, optional: true },
+      ],
+      useFactory: (given: ElectionOptions, defaults?: LeaderModuleOptions) =>
+        resolveElectionOptions(name, given, defaults),
     },
     {
       provide: getLeaderElectionToken(name),
@@ -57,11 +66,15 @@ function buildShardedElection(
   options: ResolvedElectionOptions,
   sharded: ShardedElectionModuleOptions,
 ): ShardedElectionService {
-  const store = sharded.shardStore ?? storeOf(name, options);
-  const { metrics } = options.observability;
-  const observer = metrics
-    ? new PrometheusShardObserver({ registry: metrics === true ? undefined : metrics.registry })
-    : undefined;
+  const lease = sharded.shardStore ? undefined : leaseLockOf(name, options);
+  const store =
+    sharded.shardStore ??
+    new KubernetesShardLeaseStore({
+      kubeConfig: lease!.kubeConfig,
+      namespace: lease!.namespace,
+      identity: options.identity,
+    });
+  const observer = shardObserverOf(name, options, lease);
   // The gate runs the work the election's drains wait for; it is built right after it.
   const built: { gate?: ShardedLeaderOnlyGate } = {};
   const election = rethrowNamed(
@@ -90,11 +103,65 @@ function buildShardedElection(
     store: store.description,
     ...options.timings,
   });
-  return new ShardedElectionService(name, election, gate, startMessage);
+  return new ShardedElectionService(name, election, gate, startMessage, observer);
 }
 
-/** The Leases of the election's Lease lock: a sharded election needs Leases it can list. */
-function storeOf(name: string, options: ResolvedElectionOptions): ShardLeaseStore {
+/**
+ * The observers the election's `metrics` and `kubernetesEvents` options ask for: Prometheus
+ * metrics, and ShardsMoved Events on the assignment Lease (a Lease lock only: with a
+ * `shardStore` of the caller's, one warning and no Events).
+ */
+function shardObserverOf(
+  name: string,
+  options: ResolvedElectionOptions,
+  lease: LeaseLock | undefined,
+): (ShardObserver & Required<Flushable>) | undefined {
+  const { metrics, kubernetesEvents } = options.observability;
+  const observers: ShardObserver[] = [];
+  if (metrics) {
+    observers.push(
+      withModuleOptionNames(
+        name,
+        'metrics',
+        () =>
+          new PrometheusShardObserver({
+            registry: metrics === true ? undefined : metrics.registry,
+          }),
+      ),
+    );
+  }
+  if (kubernetesEvents && !lease) {
+    new Logger('ShardedElection').warn(
+      observabilityMessages.needsLease('kubernetesEvents', name, 'the given shardStore'),
+    );
+  }
+  if (kubernetesEvents && lease) {
+    const logger = new Logger('ShardedElection');
+    observers.push(
+      withModuleOptionNames(
+        name,
+        'kubernetesEvents',
+        () =>
+          new ShardEventsObserver({
+            kubeConfig: lease.kubeConfig,
+            namespace: lease.namespace,
+            election: options.leaseName,
+            identity: options.identity,
+            reportingController:
+              typeof kubernetesEvents === 'object'
+                ? kubernetesEvents.reportingController
+                : undefined,
+            clock: options.clock,
+            logger: { warn: (m: string) => logger.warn(m), debug: (m: string) => logger.debug(m) },
+          }),
+      ),
+    );
+  }
+  return observers.length > 0 ? combineShardObservers(...observers) : undefined;
+}
+
+/** The election's Lease lock: a sharded election needs Leases it can list. */
+function leaseLockOf(name: string, options: ResolvedElectionOptions): LeaseLock {
   const lock = buildElectionLock(options);
   if (!(lock instanceof LeaseLock)) {
     throw new InvalidLeaderElectionOptionError(
@@ -104,11 +171,7 @@ function storeOf(name: string, options: ResolvedElectionOptions): ShardLeaseStor
       name,
     );
   }
-  return new KubernetesShardLeaseStore({
-    kubeConfig: lock.kubeConfig,
-    namespace: lock.namespace,
-    identity: options.identity,
-  });
+  return lock;
 }
 
 function rethrowNamed<T>(election: string, build: () => T): T {

@@ -3,6 +3,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import type { Flushable } from '../../observability/composite.observer.js';
 import type { ShardAssignment } from '../../sharding/shard-assignment.js';
 import type { ShardOwnershipEvent, ShardedElection } from '../../sharding/sharded-election.js';
 import type { ShardTerm } from '../../sharding/shard-term.js';
@@ -26,6 +27,8 @@ export class ShardedElectionService implements OnApplicationBootstrap, BeforeApp
     /** @internal */
     readonly gate: ShardedLeaderOnlyGate,
     private readonly startMessage: string,
+    /** The election's observers (metrics, Events): their writes are flushed after it stops. */
+    private readonly observer?: Flushable,
   ) {}
 
   /** Number of shards. */
@@ -96,6 +99,7 @@ export class ShardedElectionService implements OnApplicationBootstrap, BeforeApp
   async beforeApplicationShutdown(): Promise<void> {
     this.gate.close();
     await this.election.stop();
+    await this.observer?.flush?.();
     this.logger.log(nestMessages.shardedElectionStopped(this.name));
   }
 }

@@ -50,6 +50,35 @@ describe('LeaderElector: the schedule ledger travels with the election record', 
     await b.elector.stop();
   });
 
+  test('a follower that recreates a deleted Lease carries the ledger it last saw, merged by its writer', async () => {
+    const w = world();
+    w.lock.set({
+      holderIdentity: 'x',
+      leaseDurationSeconds: 15,
+      leaseTransitions: 7,
+      scheduleLedger: 'left by x',
+    });
+    const seen: (string | undefined)[] = [];
+    const { elector } = candidate('b', w, {
+      scheduleLedger: (stored) => {
+        seen.push(stored);
+        return `${stored ?? 'nothing'} + b`;
+      },
+    });
+    elector.start();
+    await w.clock.advance(0); // b reads x's record as a follower: its writer is not called
+    assert.deepEqual(seen, []);
+    w.lock.delete();
+
+    await w.clock.advance(s(18)); // leaseDuration after it found the Lease missing
+
+    assert.equal(elector.isLeader(), true);
+    assert.equal(w.lock.read()!.record.leaseTransitions, 8);
+    assert.equal(seen[0], 'left by x', "the writer is given the deleted Lease's ledger");
+    assert.equal(w.lock.read()!.record.scheduleLedger, 'left by x + b');
+    await elector.stop();
+  });
+
   test('without a writer the stored ledger is kept through acquisition and renewals', async () => {
     const w = world();
     await w.lock.create({

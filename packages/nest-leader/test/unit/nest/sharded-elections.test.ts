@@ -148,4 +148,50 @@ describe('LeaderModule.registerElection({ shards }): a sharded election in Nest'
         error instanceof InvalidLeaderElectionOptionError && error.option === 'shards',
     );
   });
+
+  test('registerElectionAsync({ shards, useFactory }) registers the same sharded election, its options from the factory', async () => {
+    const store = new MemoryShardLeaseStore();
+    const clock = new ManualClock();
+    const CONFIG = Symbol('CONFIG');
+    const asyncReplica = async (identity: string) => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          LeaderModule.registerElectionAsync({
+            name: ORDERS,
+            shards: SHARDS,
+            shardStore: store,
+            imports: [],
+            inject: [CONFIG],
+            useFactory: (config: { identity: string }) => ({
+              leaseName: 'orders',
+              identity: config.identity,
+              clock,
+            }),
+            providers: [{ provide: CONFIG, useValue: { identity } }],
+          }),
+        ],
+        providers: [OrderReconciler],
+      }).compile();
+      const app = moduleRef.createNestApplication({ logger: false });
+      await app.init();
+      apps.push(app);
+      return app.get(OrderReconciler);
+    };
+    const a = await asyncReplica('pod-a');
+    const b = await asyncReplica('pod-b');
+    assert.ok(a.orders instanceof ShardedElectionService, 'a ShardedElectionService is injected');
+    assert.equal(a.orders.identity, 'pod-a', "the factory's identity");
+    await clock.advance(3000);
+    assert.equal(a.orders.shards, SHARDS);
+    assert.deepEqual(
+      [...a.orders.ownedShards(), ...b.orders.ownedShards()].sort((x, y) => x - y),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
+    await a.reconcile();
+    assert.deepEqual(
+      a.runs.map((r) => r.shard),
+      a.orders.ownedShards(),
+      'the @LeaderOnly() job runs once per owned shard',
+    );
+  });
 });
