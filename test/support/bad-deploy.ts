@@ -25,10 +25,10 @@ export const BAD_TEMPLATES = {
   ],
   // The app starts, advertises itself on the Lease and exits 1 three seconds after its first
   // "advertised itself" log line (or replica-started, were that first), without its stop path
-  // (its advertisement stays), again and again. Timed from the advertisement, not from the end
-  // of the boot: on a loaded node a pod advertised 30 s before it finished booting has passed
-  // the settle time alive — a pod that fails after the settle time, which the leader may yield
-  // to (the settle's documented limit), not the bad template this case is about.
+  // (its advertisement stays), again and again. Timed from the advertisement, as the name says,
+  // not from the end of the boot: on a loaded node a pod may advertise long before it finished
+  // booting, and one alive past the settle time fails after it — outside what the settle time
+  // claims to catch.
   'pods that crash after they advertise': [
     {
       op: 'add',
