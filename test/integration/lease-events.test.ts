@@ -20,14 +20,18 @@ import {
   kubeConfigFor,
   uniqueLeaseName,
 } from '../support/cluster.js';
-import { ELECTOR_VERBS, grantLeaseAccess, grantRules } from '../support/rbac.js';
+import {
+  ELECTOR_VERBS,
+  EVENTS_CREATE_RULE,
+  grantLeaseAccess,
+  grantRules,
+} from '../support/rbac.js';
 import { eventually } from '../support/eventually.js';
 import { observedElector } from '../support/observed-candidate.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
 const admin = kubeConfigFor(cluster);
-const EVENTS_RULE = { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] };
 
 function eventsObserver(identity: string, leaseName: string, logger = new RecordingLogger()) {
   return new LeaseEventsObserver({
@@ -55,7 +59,7 @@ describe('Kubernetes Events on the Lease', { timeout: 120_000 }, () => {
   before(async () => {
     for (const identity of ['alice', 'bob', 'carol']) {
       await grantLeaseAccess(cluster, identity);
-      await grantRules(cluster, identity, 'events', [EVENTS_RULE]);
+      await grantRules(cluster, identity, 'events', [EVENTS_CREATE_RULE]);
     }
     await grantLeaseAccess(cluster, 'dave'); // no Events
   });

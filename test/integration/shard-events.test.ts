@@ -22,13 +22,12 @@ import {
   kubeConfigFor,
   uniqueLeaseName,
 } from '../support/cluster.js';
-import { grantLeaseAccess, grantRules } from '../support/rbac.js';
+import { EVENTS_CREATE_RULE, grantLeaseAccess, grantRules } from '../support/rbac.js';
 import { eventually } from '../support/eventually.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
 const admin = kubeConfigFor(cluster);
-const EVENTS_RULE = { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] };
 const SHARDED_VERBS = ['get', 'create', 'update', 'list', 'watch'];
 const timings = { leaseDurationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
 const MEMBERS = ['alice', 'bob', 'carol'];
@@ -45,7 +44,7 @@ describe('ShardsMoved Events on the assignment Lease', { timeout: 120_000 }, () 
   before(async () => {
     for (const identity of MEMBERS) {
       await grantLeaseAccess(cluster, identity, SHARDED_VERBS);
-      await grantRules(cluster, identity, 'events', [EVENTS_RULE]);
+      await grantRules(cluster, identity, 'events', [EVENTS_CREATE_RULE]);
     }
   });
 

@@ -32,6 +32,13 @@ export interface PolicyRule {
   verbs: string[];
 }
 
+/** The rule the Events observers need: create `events.k8s.io` Events. */
+export const EVENTS_CREATE_RULE: PolicyRule = {
+  apiGroups: ['events.k8s.io'],
+  resources: ['events'],
+  verbs: ['create'],
+};
+
 /**
  * Creates (or replaces) Role `<identity>-<suffix>` with `rules` in the cluster's test namespace
  * and binds it to the identity's user.

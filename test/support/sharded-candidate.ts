@@ -113,6 +113,8 @@ async function main(): Promise<void> {
   /** `--ignore-revoke`: revoked shards it keeps working on, with their old tokens. */
   const kept = new Map<number, number>();
   const ignoreRevoke = values['ignore-revoke'];
+  /** Shards whose term ended during the current tick's checks (see the tick below). */
+  const endedThisTick = new Set<number>();
   const election = new ShardedElection({
     name: values['lease-name'],
     shards: Number(values.shards),
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
         emit({ event: 'started', identity, shard: term.shard, token: term.token });
       },
       onShardStopped: (term, reason) => {
+        endedThisTick.add(term.shard);
         if (ignoreRevoke && reason === 'revoked') kept.set(term.shard, term.token);
         emit({ event: 'stopped', identity, shard: term.shard, token: term.token, reason });
       },
@@ -158,22 +161,24 @@ async function main(): Promise<void> {
   election.start();
   for (;;) {
     await sleep(UNIT_PERIOD_MS);
-    const shards: number[] = [];
-    const tokens: number[] = [];
+    endedThisTick.clear();
+    const checked: { shard: number; token: number }[] = [];
     for (const shard of election.ownedShards()) {
       const term = election.shardTerm(shard);
-      if (!term?.isLive()) continue;
-      shards.push(shard);
-      tokens.push(term.token);
+      if (term?.isLive()) checked.push({ shard, token: term.token });
     }
+    const coordinator = election.isCoordinator();
+    // One shard's check can end the whole epoch (its renew deadline passed), and with it the
+    // terms of shards that passed their checks earlier in this tick, whose `stopped` lines are
+    // already out: they are not worked on (seed 3604 reported them as work after the term).
+    const live = checked.filter(({ shard }) => !endedThisTick.has(shard));
     for (const [shard, token] of kept) {
-      if (shards.includes(shard)) continue;
-      shards.push(shard);
-      tokens.push(token);
+      if (!live.some((unit) => unit.shard === shard)) live.push({ shard, token });
     }
-    emit({ event: 'units', identity, shards, tokens, coordinator: election.isCoordinator() });
+    const shards = live.map((unit) => unit.shard);
+    const tokens = live.map((unit) => unit.token);
+    emit({ event: 'units', identity, shards, tokens, coordinator });
     if (ledger) {
-      const live = shards.map((shard, i) => ({ shard, token: tokens[i]! }));
       await fencedWrites(
         identity,
         fencedDir!,

@@ -29,25 +29,7 @@ const METHODS = Object.keys({
 export function combineElectionObservers(
   ...observers: (ElectionObserver & Flushable)[]
 ): ElectionObserver & Required<Flushable> {
-  const combined: ElectionObserver & Required<Flushable> = {
-    flush: async () => {
-      await Promise.all(observers.map((o) => o.flush?.()));
-    },
-  };
-  for (const method of METHODS) {
-    const targets = observers.filter((o) => typeof o[method] === 'function');
-    if (targets.length === 0) continue;
-    combined[method] = (event: never) => {
-      for (const target of targets) {
-        try {
-          (target[method] as (event: never) => void).call(target, event);
-        } catch {
-          // An observer never breaks an election, nor another observer.
-        }
-      }
-    };
-  }
-  return combined;
+  return combine(METHODS, observers);
 }
 
 /** Every method of the shard observer, checked both ways (see {@link METHODS}). */
@@ -66,15 +48,23 @@ const SHARD_METHODS = Object.keys({
 export function combineShardObservers(
   ...observers: (ShardObserver & Flushable)[]
 ): ShardObserver & Required<Flushable> {
-  const combined: ShardObserver & Required<Flushable> = {
+  return combine(SHARD_METHODS, observers);
+}
+
+/** The observer of `methods` that calls each of `observers` in turn, and flushes them all. */
+function combine<T extends object>(
+  methods: readonly (keyof T)[],
+  observers: (T & Flushable)[],
+): T & Required<Flushable> {
+  const combined = {
     flush: async () => {
       await Promise.all(observers.map((o) => o.flush?.()));
     },
-  };
-  for (const method of SHARD_METHODS) {
+  } as T & Required<Flushable>;
+  for (const method of methods) {
     const targets = observers.filter((o) => typeof o[method] === 'function');
     if (targets.length === 0) continue;
-    combined[method] = (event: never) => {
+    (combined as Record<keyof T, unknown>)[method] = (event: never) => {
       for (const target of targets) {
         try {
           (target[method] as (event: never) => void).call(target, event);

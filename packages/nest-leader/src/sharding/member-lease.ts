@@ -99,7 +99,10 @@ export class MemberLease {
 
   /**
    * Ends the epoch (the caller has stopped and drained its shards first) and clears the Lease's
-   * holder, so the coordinator may grant this member's shards at once. Never rejects.
+   * holder, so the coordinator may grant this member's shards at once. A conflict (a renewal
+   * aborted by the stop may still have been applied, leaving the cached version stale) is read
+   * again: still this member's epoch, the release is written over the current version, once.
+   * Never rejects; a release that fails leaves the shards to move when the Lease expires.
    */
   async stop(): Promise<void> {
     this.run.abort();
@@ -108,17 +111,20 @@ export class MemberLease {
     epoch?.lose('stopped');
     const cached = this.cached;
     if (!epoch || !cached || cached.record.holderIdentity !== this.options.identity) return;
-    const released: LeaseRecord = {
-      ...cached.record,
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      renewTime: this.options.clock.wallNow(),
-      shards: formatMemberState({ ack: this.ackRevision, released: true }),
-    };
     // Bounded by renewDeadline on the election's clock (the manual one in tests).
     const bound = timeoutSignal(this.options.clock, this.options.renewDeadlineMs);
     try {
-      await this.requests.update(released, cached.version, bound.signal);
+      try {
+        await this.requests.update(this.releaseOf(cached.record), cached.version, bound.signal);
+      } catch (error) {
+        if (!(error instanceof LockConflictError)) throw error;
+        const current = await this.requests.get(bound.signal);
+        const ours =
+          current?.record.holderIdentity === this.options.identity &&
+          current.record.leaseTransitions === cached.record.leaseTransitions;
+        if (!ours) throw error;
+        await this.requests.update(this.releaseOf(current.record), current.version, bound.signal);
+      }
       this.options.logger.info(shardingMessages.memberReleased(this.options.lock.description));
     } catch (error) {
       this.options.logger.warn(
@@ -127,6 +133,17 @@ export class MemberLease {
     } finally {
       bound.dispose();
     }
+  }
+
+  /** `record` released: no holder, expired at once, its shards acknowledged and released. */
+  private releaseOf(record: LeaseRecord): LeaseRecord {
+    return {
+      ...record,
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      renewTime: this.options.clock.wallNow(),
+      shards: formatMemberState({ ack: this.ackRevision, released: true }),
+    };
   }
 
   private async campaign(signal: AbortSignal): Promise<void> {

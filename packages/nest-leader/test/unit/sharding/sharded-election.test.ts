@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   assignmentLeaseName,
   InvalidLeaderElectionOptionError,
+  memberLeaseName,
   ShardedElection,
 } from 'nest-leader/core';
 import { MemoryShardLeaseStore } from 'nest-leader/testing';
@@ -92,6 +93,29 @@ describe('ShardedElection on the manual clock', () => {
       leaverShards,
     );
     assert.ok(Math.max(...world.gapsMs) <= 100, `gaps ${world.gapsMs.join(',')}`);
+    assert.deepEqual(world.violations, []);
+    await world.stopAll();
+  });
+
+  test('a graceful leave whose cached version is stale (a renewal applied, its answer lost) still releases at once', async () => {
+    const world = await started(['a', 'b', 'c', 'd']);
+    const leaverShards = world.members.get('d')!.election.ownedShards();
+    // The API server applied a renewal of d's member Lease whose answer d never saw (the stop
+    // aborted it in flight): d's cached resourceVersion is stale, its release a conflict.
+    const memberLease = world.store.lease(memberLeaseName(ELECTION, 'd'));
+    memberLease.set({ ...memberLease.read()!.record });
+    const leaving = world.members.get('d')!.election.stop();
+    await world.run(500);
+    await leaving;
+    const record = memberLease.read()!.record;
+    assert.equal(record.holderIdentity, '', 'released over the current version');
+    world.members.delete('d');
+    assert.deepEqual(balanceProblems(world, ['a', 'b', 'c']), []);
+    const owners = new Set([...world.ownership(['a', 'b', 'c']).values()].flat());
+    assert.ok(
+      leaverShards.every((shard) => owners.has(shard)),
+      "the leaver's shards are owned again within 500 ms, not after leaseDuration",
+    );
     assert.deepEqual(world.violations, []);
     await world.stopAll();
   });
