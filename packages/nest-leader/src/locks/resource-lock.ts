@@ -10,6 +10,7 @@ import {
   parseAdvertisedCandidates,
 } from './advertised-candidates.js';
 import {
+  clampStartedAt,
   isCandidateIdentity,
   isPodTemplateHash,
   isStoredTransitions,
@@ -101,6 +102,14 @@ export interface LeaseHandoffOffer {
   to: string;
   /** The holder that offers it: the record's `holderIdentity` when written. */
   from: string;
+  /**
+   * The `startedAt` of `to`'s advertisement the holder chose (which incarnation of `to` it
+   * offers the Lease to): a candidate accepts only an offer naming its own start, so a
+   * restarted container of the same pod — same identity — never accepts an offer earned by
+   * the one before it. `undefined` in offers of nest-leader versions before it (accepted by
+   * any incarnation, as then).
+   */
+  toStartedAt?: Date;
   /**
    * `leaseTransitions` of the record the offer was written with: on a record with another holder
    * or other transitions the offer is stale and means nothing.
@@ -209,8 +218,14 @@ export function copyLeaseRecord(record: LeaseRecord): LeaseRecord {
   if (record.candidates !== undefined)
     copy.candidates = copyAdvertisedCandidates(record.candidates);
   if (record.templateBackoff !== undefined) copy.templateBackoff = { ...record.templateBackoff };
-  if (record.handoffOffer !== undefined) copy.handoffOffer = { ...record.handoffOffer };
+  if (record.handoffOffer !== undefined) copy.handoffOffer = copyOffer(record.handoffOffer);
   if (record.shards !== undefined) copy.shards = record.shards;
+  return copy;
+}
+
+function copyOffer(offer: LeaseHandoffOffer): LeaseHandoffOffer {
+  const copy = { ...offer };
+  if (offer.toStartedAt) copy.toStartedAt = new Date(offer.toStartedAt.getTime());
   return copy;
 }
 
@@ -279,8 +294,9 @@ export function parseLeaseHandoff(value: unknown): LeaseHandoff | undefined {
 
 /**
  * A handoff offer (see {@link LeaseRecord.handoffOffer}) from a stored value, bounded as
- * {@link parseLeaseHandoff} (`from` an identity too); `undefined` when absent or malformed.
- * Never throws.
+ * {@link parseLeaseHandoff} (`from` an identity too, `toStartedAt` a time clamped as an
+ * advertisement's); `undefined` when absent or malformed — a `toStartedAt` that is present but
+ * not a time makes the whole offer malformed, so nobody accepts it. Never throws.
  */
 export function parseLeaseHandoffOffer(value: unknown): LeaseHandoffOffer | undefined {
   const fields = parseMarker(value);
@@ -288,9 +304,15 @@ export function parseLeaseHandoffOffer(value: unknown): LeaseHandoffOffer | unde
   const { to, from, leaseTransitions, accepted } = fields;
   if (!isCandidateIdentity(to) || !isCandidateIdentity(from)) return undefined;
   if (!isStoredTransitions(leaseTransitions)) return undefined;
-  return accepted === true
-    ? { to, from, leaseTransitions, accepted }
-    : { to, from, leaseTransitions };
+  const offer: LeaseHandoffOffer = { to, from, leaseTransitions };
+  if (fields.toStartedAt !== undefined) {
+    const toStartedAt =
+      typeof fields.toStartedAt === 'string' ? parseLeaseTime(fields.toStartedAt) : undefined;
+    if (!toStartedAt) return undefined;
+    offer.toStartedAt = clampStartedAt(toStartedAt);
+  }
+  if (accepted === true) offer.accepted = accepted;
+  return offer;
 }
 
 /** The object of a stored marker (text of at most `MAX_MARKER_TEXT_LENGTH`), if it is one. */

@@ -19,6 +19,11 @@ export const offerMessages = {
   accepting: (identity: string, lock: string, from: string, leaseTransitions: number) =>
     `Candidate "${identity}" accepts the handoff of ${lock} offered by ${quoted(from)} ` +
     `(term ${leaseTransitions}).`,
+  otherIncarnation: (identity: string, lock: string, offered: Date, ours: Date | undefined) =>
+    `Candidate "${identity}" ignores the handoff offer on ${lock}: it names the incarnation ` +
+    `started ${offered.toISOString()}, and this one started ` +
+    `${ours ? ours.toISOString() : 'without an advertisement'} (a restarted container of the ` +
+    'same pod); the leader will offer another candidate.',
   acceptFailed: (identity: string, lock: string, error: unknown) =>
     `Candidate "${identity}" could not accept the handoff offer on ${lock}: ${errorText(error)}`,
   readvertising: (identity: string, lock: string) =>

@@ -15,6 +15,7 @@ import {
   MAX_OFFERS_PER_HANDOFF,
   offerPollMs,
   offerWindowMs,
+  type OfferTerms,
   withOffer,
   withoutUnansweredTarget,
 } from './handoff-offer.js';
@@ -24,8 +25,15 @@ import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js'
 /** The elector's settings offers use. @internal */
 export type HandoffOfferConfig = Pick<
   ResolvedLeaderElectorOptions,
-  'identity' | 'clock' | 'logger' | 'retryPeriodMs' | 'renewDeadlineMs'
+  'identity' | 'clock' | 'logger' | 'retryPeriodMs' | 'renewDeadlineMs' | 'advertisement'
 >;
+
+/**
+ * Whom an offer goes to: a candidate's identity and, from the advertisement the leader chose,
+ * its start (which incarnation; see `LeaseHandoffOffer.toStartedAt`). @internal
+ */
+export type OfferTarget = Pick<AdvertisedCandidate, 'identity'> &
+  Partial<Pick<AdvertisedCandidate, 'startedAt'>>;
 
 /** What offers need of the elector. @internal */
 export interface HandoffOfferHost {
@@ -83,15 +91,18 @@ export class HandoffOffers {
   }
 
   /**
-   * Offers the Lease to `to` and waits, leading on, for its acceptance: writes the offer, reads
+   * Offers the Lease to `target` — the incarnation its advertisement's start names — and waits,
+   * leading on, for its acceptance: writes the offer, reads
    * every `offerPollMs` until it is accepted or the window passes, then (unanswered) removes the
    * offer and `to`'s advertisement in one write — accepted after all if that write's read
    * finds it accepted. Never rejects.
    */
-  async offer(to: string, term: OfferingTerm): Promise<OfferOutcome> {
+  async offer(target: OfferTarget, term: OfferingTerm): Promise<OfferOutcome> {
     const { identity, clock, logger, retryPeriodMs } = this.config;
     const lock = this.host.lock;
-    const offer = { to, from: identity, leaseTransitions: term.leaseTransitions };
+    const to = target.identity;
+    const offer: OfferTerms = { to, from: identity, leaseTransitions: term.leaseTransitions };
+    if (target.startedAt) offer.toStartedAt = target.startedAt;
     const windowMs = this.windowMs;
     const startedMs = clock.nowMs();
     const { signal, dispose } = timeoutSignal(clock, windowMs);
@@ -152,31 +163,32 @@ export class HandoffOffers {
         }
       }
       if (!current || !this.ours(current, term) || !term.isLive()) return { outcome: 'lost' };
-      const to = pick(current)?.identity;
-      if (to === undefined || offered >= MAX_OFFERS_PER_HANDOFF) {
+      const target = pick(current);
+      if (target === undefined || offered >= MAX_OFFERS_PER_HANDOFF) {
         return { outcome: 'none', offered, cause };
       }
-      const answer = await this.offer(to, term);
-      if (answer.outcome === 'accepted') return { outcome: 'accepted', to };
+      const answer = await this.offer(target, term);
+      if (answer.outcome === 'accepted') return { outcome: 'accepted', to: target.identity };
       if (answer.outcome === 'lost') return answer;
       cause = answer.cause;
     }
   }
 
   /**
-   * As candidate: accepts the open offer to this candidate on the record, re-reading after
+   * As candidate: accepts the open offer to this candidate — this incarnation: its
+   * advertisement's start — on the record, re-reading after
    * conflicts. Resolves `accepted`, `missed` (no open offer to us any more when read: the
    * leader moved on) or `failed` (logged). Never rejects; bounded by the offer window.
    */
   async accept(): Promise<'accepted' | 'missed' | 'failed'> {
-    const { identity, clock, logger } = this.config;
+    const { identity, clock, logger, advertisement } = this.config;
     const lock = this.host.lock;
     const { signal, dispose } = timeoutSignal(clock, this.windowMs);
     try {
       let from = '';
       let leaseTransitions = 0;
       const written = await this.edit(signal, undefined, (record) => {
-        if (!isOpenOfferTo(record, identity)) return undefined;
+        if (!isOpenOfferTo(record, identity, advertisement?.startedAt)) return undefined;
         ({ from, leaseTransitions } = record.handoffOffer!);
         return acceptedRecord(record);
       });
@@ -202,7 +214,7 @@ export class HandoffOffers {
 
   /** The window passed: remove the offer and `to`'s advertisement, unless accepted meanwhile. */
   private async close(
-    offer: { to: string; from: string; leaseTransitions: number },
+    offer: OfferTerms,
     term: OfferingTerm,
     startedMs: number,
   ): Promise<OfferOutcome> {

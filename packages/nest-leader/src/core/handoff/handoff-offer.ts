@@ -3,10 +3,13 @@
  * Framework-free; pure functions (the requests are in `handoff-offer.session.ts`).
  *
  * 1. **Offer.** The leader, still leading and renewing, writes `LeaseRecord.handoffOffer`
- *    (`{to, from: itself, leaseTransitions: its term's}`, the Lease annotation
- *    `nest-leader/handoff-offer`), keeping the election record exactly as read.
+ *    (`{to, toStartedAt: the start its advertisement gave, from: itself, leaseTransitions: its
+ *    term's}`, the Lease annotation `nest-leader/handoff-offer`), keeping the election record
+ *    exactly as read.
  * 2. **Accept.** The candidate `to`, a follower watching (or polling) the Lease, sees an offer
- *    naming it, from the record's holder at the record's transitions, and writes it back with
+ *    naming it — and its own incarnation: a container restarted in the same pod keeps the
+ *    identity but not the start, and never accepts what its crashed predecessor's settled
+ *    advertisement drew — from the record's holder at the record's transitions, and writes it back with
  *    `accepted: true` — again only the annotation, the election record exactly as read, so no
  *    candidate (ours or client-go's) takes the write for a renewal. A conflict (the leader
  *    renewed in between; renewals carry the offer along) means read and try again.
@@ -73,11 +76,11 @@ export function acceptedHandoffSeconds(retryPeriodMs: number, boundSeconds: numb
  */
 export const MAX_OFFERS_PER_HANDOFF = 4;
 
-/** The offer `holder` (at `leaseTransitions`) makes to `to`, written on `record`. */
-export function withOffer(
-  record: LeaseRecord,
-  offer: { to: string; from: string; leaseTransitions: number },
-): LeaseRecord {
+/** What an offer is, before any acceptance: to whom (which incarnation), from whom, which term. */
+export type OfferTerms = Omit<LeaseHandoffOffer, 'accepted'>;
+
+/** The offer `from` (at `leaseTransitions`) makes to `to`, written on `record`. */
+export function withOffer(record: LeaseRecord, offer: OfferTerms): LeaseRecord {
   return { ...record, handoffOffer: { ...offer } };
 }
 
@@ -97,20 +100,47 @@ function isLive(record: LeaseRecord, offer: LeaseHandoffOffer): boolean {
   );
 }
 
-/** True when `record` carries a live offer to `identity` that it has not accepted yet. */
-export function isOpenOfferTo(record: LeaseRecord | undefined, identity: string): boolean {
+/**
+ * True when `record` carries a live offer, not accepted yet, to `identity` started at
+ * `startedAt` (its advertisement's start): an offer naming another start was earned by another
+ * incarnation of the same identity (see the file's description). An offer without a start
+ * (older versions) names any incarnation.
+ */
+export function isOpenOfferTo(
+  record: LeaseRecord | undefined,
+  identity: string,
+  startedAt: Date | undefined,
+): boolean {
   const offer = record?.handoffOffer;
-  return offer !== undefined && offer.to === identity && !offer.accepted && isLive(record!, offer);
+  return (
+    offer !== undefined &&
+    offer.to === identity &&
+    !offer.accepted &&
+    isLive(record!, offer) &&
+    (offer.toStartedAt === undefined || offer.toStartedAt.getTime() === startedAt?.getTime())
+  );
+}
+
+/**
+ * The start of the incarnation of `identity` that a live, unaccepted offer on `record` names,
+ * when that is not `startedAt`: an offer this candidate must ignore; `undefined` otherwise.
+ */
+export function offerToOtherIncarnation(
+  record: LeaseRecord | undefined,
+  identity: string,
+  startedAt: Date | undefined,
+): Date | undefined {
+  const offer = record?.handoffOffer;
+  if (offer?.toStartedAt === undefined || offer.to !== identity || offer.accepted) return undefined;
+  if (!isLive(record!, offer) || isOpenOfferTo(record, identity, startedAt)) return undefined;
+  return offer.toStartedAt;
 }
 
 /**
  * True when `record` carries the acceptance of the offer `holder` (at `leaseTransitions`) made
  * to `to`.
  */
-export function isAccepted(
-  record: LeaseRecord,
-  offer: { to: string; from: string; leaseTransitions: number },
-): boolean {
+export function isAccepted(record: LeaseRecord, offer: OfferTerms): boolean {
   const stored = record.handoffOffer;
   return (
     stored?.accepted === true &&

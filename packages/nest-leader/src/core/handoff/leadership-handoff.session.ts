@@ -16,7 +16,9 @@ import {
   awaitsHandoff,
   isOpenOfferTo,
   offerPollMs,
+  offerToOtherIncarnation,
 } from './handoff-offer.js';
+import { offerMessages } from './handoff-offer.messages.js';
 import type { HandoffOffers, OfferingTerm } from './handoff-offer.session.js';
 import type { ResolvedLeaderElectorOptions } from '../leader-elector.options.js';
 import type { LeaderTermLifetime } from '../leader-term.js';
@@ -63,6 +65,8 @@ export class LeadershipHandoffSession {
   private readonly newerTemplate: NewerTemplateYield | undefined;
   /** The template backoff last logged, so each is logged once (`hash#failures`). */
   private loggedBackoff: string | undefined;
+  /** The last offer to another incarnation of ours that was logged (`from#leaseTransitions`). */
+  private ignoredOffer: string | undefined;
   /**
    * Targets the record asked for (`preferredHolder`, a higher priority, a newer template) that
    * left an offer unanswered, with the monotonic time, ms, until which they are not offered
@@ -221,9 +225,24 @@ export class LeadershipHandoffSession {
     return higherPriorityCandidate(record.candidates, identity, advertisement?.priority ?? 0);
   }
 
-  /** True when `record` carries an open handoff offer to this candidate (see `isOpenOfferTo`). */
+  /**
+   * True when `record` carries an open handoff offer to this candidate — this incarnation (see
+   * `isOpenOfferTo`). An offer to an earlier incarnation of the same identity (a container
+   * restarted in its pod) is ignored, logged once per offer.
+   */
   offeredToUs(record: LeaseRecord | undefined): boolean {
-    return this.offers !== undefined && isOpenOfferTo(record, this.config.identity);
+    if (this.offers === undefined) return false;
+    const { identity, advertisement, logger } = this.config;
+    if (isOpenOfferTo(record, identity, advertisement?.startedAt)) return true;
+    const earlier = offerToOtherIncarnation(record, identity, advertisement?.startedAt);
+    const key = earlier && `${record!.handoffOffer!.from}#${record!.leaseTransitions}`;
+    if (earlier && key !== this.ignoredOffer) {
+      this.ignoredOffer = key;
+      logger.info(
+        offerMessages.otherIncarnation(identity, this.host.lock, earlier, advertisement?.startedAt),
+      );
+    }
+    return false;
   }
 
   /**
@@ -285,18 +304,19 @@ export class LeadershipHandoffSession {
   }
 
   /**
-   * True when `to` advertises itself: in the record last seen, else in one read now (an
-   * advertisement newer than our last renewal). A failed read: false.
+   * `to`'s advertisement: in the record last seen, else in one read now (an advertisement newer
+   * than our last renewal). `undefined` when it does not advertise itself or the read failed.
    */
-  private async advertised(to: string): Promise<boolean> {
-    if (advertisesIn(this.host.latest?.(), to)) return true;
+  private async advertised(to: string): Promise<AdvertisedCandidate | undefined> {
+    const seen = advertisementIn(this.host.latest?.(), to);
+    if (seen) return seen;
     const { signal, dispose } = timeoutSignal(this.config.clock, this.config.renewDeadlineMs);
     try {
       const current = await this.host.get(signal);
       if (current) this.host.observe(current);
-      return advertisesIn(current?.record, to);
+      return advertisementIn(current?.record, to);
     } catch {
-      return false;
+      return undefined;
     } finally {
       dispose();
     }
@@ -321,8 +341,9 @@ export class LeadershipHandoffSession {
     accepted = false,
   ): Promise<void> {
     const { identity, clock, logger, renewDeadlineMs } = this.config;
-    if (this.offers && !accepted && (await this.advertised(to))) {
-      const answer = await this.offers.offer(to, offeringTerm(active));
+    const target = this.offers && !accepted ? await this.advertised(to) : undefined;
+    if (this.offers && target) {
+      const answer = await this.offers.offer(target, offeringTerm(active));
       if (answer.outcome === 'lost')
         throw new LeadershipTransferError('not-leader', this.host.lock, to);
       if (answer.outcome === 'unanswered') {
@@ -361,8 +382,11 @@ export class LeadershipHandoffSession {
 }
 
 /** True when `record` carries an advertisement of `identity`. */
-function advertisesIn(record: LeaseRecord | undefined, identity: string): boolean {
-  return record?.candidates?.some((c) => c.identity === identity) ?? false;
+function advertisementIn(
+  record: LeaseRecord | undefined,
+  identity: string,
+): AdvertisedCandidate | undefined {
+  return record?.candidates?.find((c) => c.identity === identity);
 }
 
 /** The term as an offer sees it. */

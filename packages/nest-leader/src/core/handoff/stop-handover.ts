@@ -197,10 +197,10 @@ export class StopHandover {
       // one makes the next renewal conflict and read), so no read of its own is needed here.
       const record = (await this.awaitNewerTemplate(() => term.isLive(), wait)) ?? latest();
       if (!term.isLive()) return undefined;
-      const to = preferredCandidate(record?.candidates, identity)?.identity;
-      if (to === undefined) return undefined;
-      const answer = await this.offers.offer(to, term);
-      if (answer.outcome === 'accepted') return to;
+      const target = preferredCandidate(record?.candidates, identity);
+      if (target === undefined) return undefined;
+      const answer = await this.offers.offer(target, term);
+      if (answer.outcome === 'accepted') return target.identity;
       if (answer.outcome === 'lost') return undefined;
     }
     return undefined;

@@ -178,7 +178,8 @@ export function acceptsThenDies(
     while (!stopped.signal.aborted) {
       await w.clock.sleep(100, stopped.signal).catch(() => undefined);
       const current = w.lock.read();
-      if (!current || !isOpenOfferTo(current.record, identity)) continue;
+      const offered = current?.record.handoffOffer?.toStartedAt; // whichever incarnation
+      if (!current || !isOpenOfferTo(current.record, identity, offered)) continue;
       const offer = { ...current.record.handoffOffer!, accepted: true as const };
       try {
         await w.lock.update({ ...current.record, handoffOffer: offer }, current.version);

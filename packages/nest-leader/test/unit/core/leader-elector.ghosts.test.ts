@@ -98,6 +98,45 @@ describe('LeaderElector: a dead candidate’s advertisement never costs a lease 
     await settle(w, peer.elector.stop());
   });
 
+  test('a crash-looping pod: the offer its crashed container’s settled advertisement drew is refused by the next container of the same pod (same identity, new start)', async () => {
+    const w = world();
+    const { leader, oldPeer: peer } = await oldTemplateOnly(w);
+    // The pod's first container advertised, then crashed (no stop path ran); it started first,
+    // so its entry is the one the stopping leader prefers.
+    addGhosts(w, [{ identity: 'crashloop-0', hash: 'aaa' }]);
+    const firstStart = w.lock.read()!.record.candidates!.at(-1)!.startedAt;
+
+    const stop = leader.elector.stop();
+    await w.clock.advance(s(5) + 100); // the plain stop's settle, then the offer
+    const offer = w.lock.read()!.record.handoffOffer;
+    assert.equal(offer?.to, 'crashloop-0', 'the crashed container’s entry drew the offer');
+    assert.equal(offer?.toStartedAt?.getTime(), firstStart.getTime(), 'naming its start');
+
+    // The kubelet restarts the container: the same pod name, so the same identity.
+    const restarted = candidate('crashloop-0', w, { podTemplateHash: 'aaa' });
+    restarted.elector.start();
+    const { leadersSeen } = await watchHandover(w, settle(w, stop), {
+      'old-1': leader.elector,
+      'old-2': peer.elector,
+      'crashloop-0': restarted.elector,
+    });
+    await w.clock.advance(s(0.5));
+
+    const acceptances = w.lock.writes.filter(
+      (x) => x.record.handoffOffer?.accepted && x.record.handoffOffer.to === 'crashloop-0',
+    );
+    assert.equal(acceptances.length, 0, 'the restarted container never accepted');
+    assert.equal(restarted.elector.isLeader(), false);
+    assert.equal(peer.elector.isLeader(), true, 'the live peer was offered next and leads');
+    assert.deepEqual([...leadersSeen].sort(), ['old-1', 'old-2']);
+    assert.equal(w.lock.read()!.record.leaseTransitions, 1, 'one handover, one transition');
+    assert.match(
+      restarted.logger.messages().join('\n'),
+      /"crashloop-0" ignores the handoff offer .* names the incarnation started 2025-01-01T00:00:00\.000Z/,
+    );
+    await settle(w, Promise.all([peer.elector.stop(), restarted.elector.stop()]));
+  });
+
   test('three ghosts: each costs at most one offer window of shutdown time, the leader leads meanwhile, then the live peer gets it', async () => {
     const w = world();
     const { leader, oldPeer: peer } = await oldTemplateOnly(w);

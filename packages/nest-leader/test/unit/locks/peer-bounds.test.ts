@@ -94,5 +94,22 @@ describe('annotations written by a hostile peer are bounded on read', () => {
     assert.equal(parseLeaseHandoffOffer({ to: 'b', from: '', leaseTransitions: 4 }), undefined);
     assert.equal(parseLeaseHandoffOffer({ to: 'b', from: 'a', leaseTransitions: 4.5 }), undefined);
     assert.equal(parseLeaseHandoffOffer([]), undefined);
+
+    // The incarnation offered: a time, read as an advertisement's start; present but not a
+    // time, the offer is malformed (nobody accepts it) rather than open to any incarnation.
+    const started = '2026-12-02T01:00:00.123Z';
+    assert.deepEqual(
+      parseLeaseHandoffOffer(
+        JSON.stringify({ to: 'b', from: 'a', leaseTransitions: 4, toStartedAt: started }),
+      ),
+      { to: 'b', from: 'a', leaseTransitions: 4, toStartedAt: new Date(started) },
+    );
+    for (const toStartedAt of ['yesterday', 17, null, { at: started }]) {
+      assert.equal(
+        parseLeaseHandoffOffer({ to: 'b', from: 'a', leaseTransitions: 4, toStartedAt }),
+        undefined,
+        JSON.stringify(toStartedAt),
+      );
+    }
   });
 });
