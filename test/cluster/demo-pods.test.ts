@@ -883,14 +883,14 @@ const newerTemplateSettleMs = 2 * leaseDurationMs;
  */
 const BAD_DEPLOY_WATCH: Record<BadTemplate, { observeMs: number; settleMs?: number }> = {
   'an image that cannot be pulled': { observeMs: 10_000 },
-  // CI watches the crash case 35 s after the first failure, as before 2026-12-01: that ends
-  // before a left-behind advertisement can look settled (measured 39–67 s after the first
-  // restart). The long mode's settle-aware watch reaches that moment, and there the leader has
-  // handed the Lease to a crash-looping pod (1 of 2 label-routing runs): an open defect (README:
-  // "Bad deploys"), kept visible in the long mode until the library is fixed.
-  'pods that crash after they advertise': process.env.CLUSTER_LONG
-    ? { observeMs: 2 * retryPeriodMs + 6_000, settleMs: newerTemplateSettleMs }
-    : { observeMs: 35_000 },
+  // Watched past the moment a left-behind advertisement looks settled (39–67 s after the first
+  // restart, measured): there, before handoff offers named the incarnation (2026-12-02), the
+  // leader handed the Lease to the crash-looping pod's next container (1 of 2 label-routing
+  // runs).
+  'pods that crash after they advertise': {
+    observeMs: 2 * retryPeriodMs + 6_000,
+    settleMs: newerTemplateSettleMs,
+  },
   'pods that never become healthy': { observeMs: 2 * retryPeriodMs + 6_000 },
 };
 /** The longest time without leader-only work a bad deploy may cost: none beyond the beat. */
