@@ -146,6 +146,37 @@ describe('chaos invariant checker', () => {
     );
   });
 
+  it('work-paused: a kept leader whose work pauses longer than the round allows is reported, one that works on is not', () => {
+    const round = fault(1, 'bad-deploy-crashloop', 2000, 11_000, { workPauseBoundMs: 5000 });
+    // a leads throughout; its work stops from 3 s to 9.5 s (6.5 s) while the bad pods crash.
+    const paused = [
+      proc('a#1', 0, [
+        acquired('a', 1, 0),
+        ...beats('a', 1, 0, 3000),
+        ...beats('a', 1, 9500, 12_000),
+      ]),
+    ];
+    const verdict = checkChaosRun(input(paused, [round]));
+    assert.deepEqual(
+      verdict.violations.map((v) => [v.kind, v.round]),
+      [['work-paused', 1]],
+    );
+    assert.match(verdict.violations[0]!.message, /no leader work for 6500 ms/);
+    // From the last line before the round: a pause that began before it counts whole.
+    const early = [
+      proc('a#1', 0, [
+        acquired('a', 1, 0),
+        ...beats('a', 1, 0, 1000),
+        ...beats('a', 1, 6500, 12_000),
+      ]),
+    ];
+    assert.deepEqual(kinds(input(early, [round])), ['work-paused']);
+    // Working on (or a round nobody bounds): nothing.
+    const working = [proc('a#1', 0, [acquired('a', 1, 0), ...beats('a', 1, 0, 12_000)])];
+    assert.deepEqual(kinds(input(working, [round])), []);
+    assert.deepEqual(kinds(input(paused, [fault(1, 'bad-deploy-crashloop', 2000, 11_000)])), []);
+  });
+
   it('does not blame latency-near for a failover an earlier fault began (second election)', () => {
     // long run, round 387: the shard-a holder was SIGKILLed in round 386 (at 2 s); the next
     // round (latency-near on another leader) began at 3.5 s, before shard-a's takeover at 4.5 s.

@@ -65,6 +65,12 @@ export interface FaultRecord {
   measurements?: Record<string, number>;
   /** Harness-level problems in this round (no leader in time…), already violations. */
   notes?: string[];
+  /**
+   * For a fault that must keep the leader (a bad deploy, a node component's restart): the
+   * longest leader work may pause in [startAt, endAt], ms, from the last work line before the
+   * round (`work-paused`); `undefined`: not judged.
+   */
+  workPauseBoundMs?: number;
 }
 
 /** One probe of one process: GET /healthz and GET /leader. */
@@ -149,6 +155,7 @@ export type ViolationKind =
   | 'token-not-increasing'
   | 'gap-too-long'
   | 'unexpected-transition'
+  | 'work-paused'
   | 'round-problem'
   | 'crashed'
   | 'liveness-failing'
@@ -197,6 +204,9 @@ const KEEPS_LEADER: Partial<Record<ChaosFaultKind, string>> = {
   'scale-unstarted': 'while pods that never started were scaled away',
   'kubelet-restart': 'while the kubelet restarted under running pods',
   'containerd-restart': 'while containerd restarted under running containers',
+  'bad-deploy-unpullable': 'to a template whose image cannot be pulled',
+  'bad-deploy-crashloop': 'to a template whose pods crash after they advertise',
+  'bad-deploy-unhealthy': 'to a template whose pods never become healthy',
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -315,6 +325,42 @@ function gapBound(
     }
   }
   return { fault: widest, boundMs: boundMs + extraMs };
+}
+
+/**
+ * `work-paused`: in each round with a `workPauseBoundMs`, the longest stretch without a leader
+ * work line of any process, from the last one before the round began to the round's end.
+ */
+function checkWorkPauses(
+  processes: readonly ProcessLog[],
+  faults: readonly FaultRecord[],
+): Violation[] {
+  const judged = faults.filter((f) => f.workPauseBoundMs !== undefined);
+  if (judged.length === 0) return [];
+  const workAt = processes
+    .flatMap((p) => p.events.filter(isWork).map((e) => Date.parse(e.at)))
+    .sort((a, b) => a - b);
+  const violations: Violation[] = [];
+  for (const f of judged) {
+    const before = workAt.filter((at) => at <= f.startAt).at(-1) ?? f.startAt;
+    const points = [before, ...workAt.filter((at) => at > f.startAt && at <= f.endAt), f.endAt];
+    let longest = { fromAt: before, ms: 0 };
+    for (let i = 1; i < points.length; i++) {
+      const ms = points[i]! - points[i - 1]!;
+      if (ms > longest.ms) longest = { fromAt: points[i - 1]!, ms };
+    }
+    if (longest.ms > f.workPauseBoundMs!) {
+      violations.push({
+        kind: 'work-paused',
+        at: longest.fromAt,
+        round: f.round,
+        message:
+          `no leader work for ${Math.round(longest.ms)} ms from ${iso(longest.fromAt)} during ` +
+          `${f.kind}, over its ${Math.round(f.workPauseBoundMs!)} ms bound (the leader must be kept, working)`,
+      });
+    }
+  }
+  return violations;
 }
 
 export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVerdict {
@@ -440,6 +486,8 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
     coveredUntil = Math.max(coveredUntil ?? -Infinity, term.end);
     previous = term;
   }
+
+  violations.push(...checkWorkPauses(input.processes, faults));
 
   for (const f of faults) {
     for (const note of f.notes ?? []) {

@@ -30,6 +30,8 @@ import {
   POD_SLACK_MS,
   type PodChaosTimings,
   type PodFaultKind,
+  type PodFaultSpec,
+  podHandoffBoundMs,
   podStartupBoundMs,
 } from './pod-fault-kinds.js';
 import { podProcessLogs } from './pod-logs.js';
@@ -202,6 +204,7 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
             .find((e) => e.pod === pod && e.event === 'replica-started');
           return line && Date.parse(line.at);
         },
+        logs: logs!,
       });
       const notes = [...applied.notes];
       const { measurements } = applied;
@@ -224,6 +227,8 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
         blind: [],
         measurements,
         notes,
+        // A fault that must keep the leader must not stop its work either: at most a handoff.
+        ...(POD_FAULT_SPECS[kind].endsTerm ? {} : { workPauseBoundMs: podHandoffBoundMs(timings) }),
       };
       faults.push(record);
       say(
@@ -409,14 +414,15 @@ export async function recheckPodChaos(outDir: string): Promise<ChaosRunResult> {
   ) as ChaosInput;
   const old = JSON.parse(readFileSync(join(outDir, 'chaos-report.json'), 'utf8')) as ChaosReport;
   const timings = manifestTimings();
-  const faults = saved.faults.map((f) =>
-    f.kind in POD_FAULT_SPECS
-      ? {
-          ...f,
-          boundMs: POD_FAULT_SPECS[f.kind as PodFaultKind].boundMs(timings, f.measurements),
-        }
-      : f,
-  );
+  const faults = saved.faults.map((f) => {
+    const spec = POD_FAULT_SPECS[f.kind as PodFaultKind] as PodFaultSpec | undefined;
+    if (!spec) return f;
+    return {
+      ...f,
+      boundMs: spec.boundMs(timings, f.measurements),
+      ...(spec.endsTerm ? {} : { workPauseBoundMs: podHandoffBoundMs(timings) }),
+    };
+  });
   const input: ChaosInput = {
     ...saved,
     faults,

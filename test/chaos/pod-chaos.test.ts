@@ -125,8 +125,19 @@ describe('pod chaos: the bound table, from apps/demo/deploy', () => {
     assert.ok(measured(0) > POD_FAULT_SPECS['container-kill'].boundMs(t));
   });
 
-  it('a transition while the kubelet or containerd restarts is reported as unexpected', () => {
-    for (const kind of ['kubelet-restart', 'containerd-restart'] as const) {
+  it('a bad deploy keeps the leader: bounded by one handoff, never ending the term', () => {
+    for (const kind of [
+      'bad-deploy-unpullable',
+      'bad-deploy-crashloop',
+      'bad-deploy-unhealthy',
+    ] as const) {
+      assert.equal(POD_FAULT_SPECS[kind].endsTerm, false, kind);
+      assert.equal(POD_FAULT_SPECS[kind].boundMs(t), POD_FAULT_SPECS['pod-delete'].boundMs(t));
+    }
+  });
+
+  it('a transition while the kubelet or containerd restarts, or during a bad deploy, is reported as unexpected', () => {
+    for (const kind of ['kubelet-restart', 'containerd-restart', 'bad-deploy-crashloop'] as const) {
       const processes = podProcessLogs([
         line('demo-a', 0, {
           event: 'leadership-acquired',
@@ -164,7 +175,10 @@ describe('pod chaos: the bound table, from apps/demo/deploy', () => {
       });
       assert.deepEqual(
         verdict.violations.map((v) => v.kind),
-        ['unexpected-transition'],
+        // The bad deploy's bound is a handoff's: its 16 s gap is over that too.
+        kind === 'bad-deploy-crashloop'
+          ? ['gap-too-long', 'unexpected-transition']
+          : ['unexpected-transition'],
         kind,
       );
     }

@@ -11,10 +11,17 @@ import {
   parseAdvertisedCandidates,
   preferredCandidate,
 } from 'nest-leader/core';
+import {
+  type BadTemplate,
+  badDeployWatch,
+  undoBadDeploy,
+  watchBadDeploy,
+} from '../support/bad-deploy.js';
 import { killContainer, setContainerFrozen, setEgressDrop } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
 import { restartNodeComponent, setNodeComponentPaused } from '../support/node-components.js';
+import type { PodLogCollector } from '../support/pod-log-collector.js';
 import {
   apiStallMs,
   POD_MEASUREMENTS,
@@ -71,7 +78,16 @@ export interface PodFaultContext {
   timings: PodChaosTimings;
   /** When `pod` logged `replica-started` (wall ms), if it did yet. */
   replicaStartedAt: (pod: string) => number | undefined;
+  /** The pods' log lines so far (a bad deploy reads the leader's). */
+  logs: PodLogCollector;
 }
+
+/** The bad template of each bad-deploy fault (`test/support/bad-deploy.ts`). */
+const BAD_DEPLOYS: Partial<Record<PodFaultKind, BadTemplate>> = {
+  'bad-deploy-unpullable': 'an image that cannot be pulled',
+  'bad-deploy-crashloop': 'pods that crash after they advertise',
+  'bad-deploy-unhealthy': 'pods that never become healthy',
+};
 
 /**
  * Turns the follower the leader would hand to (the preferred advertisement on the Lease; the
@@ -234,6 +250,36 @@ export async function applyPodFault(
       const ghost = await makeGhost(demo, leader, pick, notes);
       await rolloutRestart(demo);
       return { ghost, notes, measurements };
+    }
+    case 'bad-deploy-unpullable':
+    case 'bad-deploy-crashloop':
+    case 'bad-deploy-unhealthy': {
+      // The template patched, watched as the cluster tier does, then undone: the leader and its
+      // work judged by the checker (no transition, `work-paused`), the rest noted here.
+      const template = BAD_DEPLOYS[kind]!;
+      const goodRevision = await demo.revision();
+      try {
+        const figures = await watchBadDeploy(
+          demo,
+          context.logs,
+          template,
+          badDeployWatch(template, timings),
+        );
+        measurements[POD_MEASUREMENTS.badDeployWatchMs] = figures.observedMs;
+        if (figures.settledAfterFailureMs !== undefined) {
+          measurements[POD_MEASUREMENTS.settledAfterFailureMs] = figures.settledAfterFailureMs;
+        }
+        if (figures.everReady.length > 0 && template !== 'pods that crash after they advertise') {
+          notes.push(`${kind}: bad pods were Ready: ${figures.everReady.join(', ')}`);
+        }
+      } catch (error) {
+        notes.push(`${kind}: ${(error as Error).message}`);
+      } finally {
+        await undoBadDeploy(demo, goodRevision, leader.templateHash).catch((error: unknown) =>
+          notes.push(`${kind}: ${(error as Error).message}`),
+        );
+      }
+      return { notes, measurements };
     }
     case 'unsafe-intruder':
       throw new Error(

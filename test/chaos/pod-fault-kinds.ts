@@ -27,6 +27,9 @@ export const POD_FAULT_KINDS = [
   'apiserver-stall',
   'rollout-during-failover',
   'rollout-stale-entry',
+  'bad-deploy-unpullable',
+  'bad-deploy-crashloop',
+  'bad-deploy-unhealthy',
 ] as const;
 
 /**
@@ -107,6 +110,10 @@ export const POD_MEASUREMENTS = {
   newPodUpMs: 'newPodUpMs',
   /** `kubelet-restart`, `containerd-restart`: app containers that restarted while it did. */
   containerRestarts: 'containerRestarts',
+  /** `bad-deploy-*`: the patch to the end of the watch (before the undo), ms. */
+  badDeployWatchMs: 'badDeployWatchMs',
+  /** `bad-deploy-crashloop`: the first crash to a left-behind advertisement 2 L old, ms. */
+  settledAfterFailureMs: 'settledAfterFailureMs',
 } as const;
 
 /**
@@ -118,11 +125,28 @@ export const apiStallMs = (t: PodChaosTimings) => t.renewDeadlineMs + 2 * t.retr
 
 const J = 1 + ACQUIRE_JITTER;
 /** One handoff: the old term's last work line (≤ W before its end), drain, a follower's next attempt. */
-const handoffMs = (t: PodChaosTimings) =>
+export const podHandoffBoundMs = (t: PodChaosTimings) =>
   t.workPeriodMs + DRAIN_MS + J * t.retryPeriodMs + POD_SLACK_MS;
 /** A crash: the followers wait out leaseDuration from their last sighting (≤ J·R after the last renewal). */
 const crashMs = (t: PodChaosTimings) =>
   t.leaseDurationMs + J * t.retryPeriodMs + t.workPeriodMs + POD_SLACK_MS;
+
+/**
+ * A bad deploy (`test/support/bad-deploy.ts`): the template patched, watched, then `kubectl
+ * rollout undo`. The old leader must keep the Lease throughout and its work must not pause
+ * longer than one handoff's bound (the checker's `work-paused`).
+ */
+function badDeploySpec(kind: PodFaultKind, template: string): PodFaultSpec {
+  return {
+    kind,
+    action: `patch the Deployment's template: ${template}; watch (test/support/bad-deploy.ts: badDeployWatch), then kubectl rollout undo`,
+    endsTerm: false,
+    boundFormula: 'W + drain + J·R + S (no transition; the longest pause of leader work)',
+    reasoning:
+      'a newer template that never proves itself takes nothing from the leader (yieldToNewerTemplate waits for a settled, live candidate; offers name the incarnation): any transition is a violation, and leader work may pause no longer than one handoff',
+    boundMs: podHandoffBoundMs,
+  };
+}
 
 /**
  * THE table of pod faults and their gap bounds. A gap runs from the last leader-work line of
@@ -138,7 +162,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     boundFormula: 'W + drain + J·R + S',
     reasoning:
       'the leader drains and hands the Lease to an advertised live peer (or releases it): one handoff, never a lease',
-    boundMs: handoffMs,
+    boundMs: podHandoffBoundMs,
   },
   'pod-evict': {
     kind: 'pod-evict',
@@ -146,7 +170,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     endsTerm: true,
     boundFormula: 'W + drain + J·R + S',
     reasoning: 'an eviction is a graceful deletion: one handoff',
-    boundMs: handoffMs,
+    boundMs: podHandoffBoundMs,
   },
   'container-kill': {
     kind: 'container-kill',
@@ -166,7 +190,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     boundFormula: 'W + drain + J·R + S',
     reasoning:
       'a stale advertisement must not cost a lease: the graceful deletion is still one handoff (handing to the dead pod would wait out leaseDuration)',
-    boundMs: handoffMs,
+    boundMs: podHandoffBoundMs,
   },
   'scale-unstarted': {
     kind: 'scale-unstarted',
@@ -261,8 +285,20 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     boundFormula: 'W + drain + J·R + S',
     reasoning:
       'the leader waits for a pod of the new template and hands to it (never to the stale entry): one handoff per transition',
-    boundMs: handoffMs,
+    boundMs: podHandoffBoundMs,
   },
+  'bad-deploy-unpullable': badDeploySpec(
+    'bad-deploy-unpullable',
+    "an image that cannot be pulled (a registry on the node's loopback that is not there)",
+  ),
+  'bad-deploy-crashloop': badDeploySpec(
+    'bad-deploy-crashloop',
+    'pods that exit 1 three seconds after they advertised themselves, without their stop path (their advertisements stay), again and again; watched until one left behind looks settled (2 L old), then the offer window and more',
+  ),
+  'bad-deploy-unhealthy': badDeploySpec(
+    'bad-deploy-unhealthy',
+    'pods whose liveness and readiness probes always fail (restarted by the kubelet about every 30 s)',
+  ),
   'unsafe-intruder': {
     kind: 'unsafe-intruder',
     action:

@@ -42,6 +42,7 @@ import {
   type BadTemplate,
   leaderWork,
   undoBadDeploy,
+  badDeployWatch,
   watchBadDeploy,
 } from '../support/bad-deploy.js';
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
@@ -861,38 +862,6 @@ function livenessWedge(deployment: V1Deployment): { wedgeMs: number; restartCapM
   return { wedgeMs, restartCapMs: wedgeMs + (pod.terminationGracePeriodSeconds ?? 30) * 1000 };
 }
 
-/** newerTemplateSettleSeconds (the default: 2 × leaseDuration), ms. */
-const newerTemplateSettleMs = 2 * leaseDurationMs;
-
-/**
- * How long a bad deploy is watched, per template — only as long as what it tests can take (the
- * manifests' timings: newerTemplateSettleSeconds 30 s, retryPeriod 2 s, liveness 3 × 10 s + 2 s,
- * the handoff offer's 4 s):
- * - unpullable image: its pods never run, so nothing is advertised; what can go wrong is the
- *   Deployment controller removing the old leader, which it decides on its syncs after the
- *   patch and after each pod status change: 10 s (one image-pull back-off) after the pull failed.
- * - crash after advertising: each restart advertises anew (the settle starts over), but a
- *   crashed pod's advertisement stays (no stop path) until its next start; once a
- *   CrashLoopBackOff plus a start outlast the settle time it looks settled, and the leader would
- *   yield to a dead pod (issue 31). Watched until a bad advertisement was seen settle-time old
- *   (`settleMs`), then two retries and the offer's window (10 s) — the moment the leader would
- *   yield and its offer fall inside the watch, whatever the pods' boot time and back-offs.
- * - never healthy: its pods stay advertised until the first liveness kill, past the liveness
- *   budget (32 s) after they started, so the settle time has run before the failure shows:
- *   10 s more (two retries and the offer's window).
- */
-const BAD_DEPLOY_WATCH: Record<BadTemplate, { observeMs: number; settleMs?: number }> = {
-  'an image that cannot be pulled': { observeMs: 10_000 },
-  // Watched past the moment a left-behind advertisement looks settled (39–67 s after the first
-  // restart, measured): there, before handoff offers named the incarnation (2026-12-02), the
-  // leader handed the Lease to the crash-looping pod's next container (1 of 2 label-routing
-  // runs).
-  'pods that crash after they advertise': {
-    observeMs: 2 * retryPeriodMs + 6_000,
-    settleMs: newerTemplateSettleMs,
-  },
-  'pods that never become healthy': { observeMs: 2 * retryPeriodMs + 6_000 },
-};
 /** The longest time without leader-only work a bad deploy may cost: none beyond the beat. */
 const BAD_DEPLOY_GAP_BOUND_MS = 2_000;
 
@@ -933,7 +902,7 @@ async function goodRolloutIsOneHandover(): Promise<void> {
 }
 
 /**
- * One bad deploy (`watchBadDeploy`), watched as {@link BAD_DEPLOY_WATCH} says for its kind:
+ * One bad deploy (`watchBadDeploy`), watched as `badDeployWatch` says for its kind:
  * the leader must not change, must stay Ready and routed, and leader-only work must not pause
  * beyond {@link BAD_DEPLOY_GAP_BOUND_MS} (from the pods' own leader-work lines). Then `kubectl rollout undo` to the good revision: still the same leader, no gap.
  */
@@ -958,7 +927,12 @@ async function badDeploy(kind: BadTemplate): Promise<void> {
 /** The checks of {@link badDeploy} while the bad template is applied. */
 async function watchAndCheck(kind: BadTemplate, leader: PodView): Promise<void> {
   const variant = routing === 'readiness' ? 'leader-only readiness' : 'label routing';
-  const figures = await watchBadDeploy(demo, logs, kind, BAD_DEPLOY_WATCH[kind]);
+  const figures = await watchBadDeploy(
+    demo,
+    logs,
+    kind,
+    badDeployWatch(kind, { leaseDurationMs, retryPeriodMs }),
+  );
   const { longestGap, ...rest } = figures;
   record('bad-deploy', { variant, ...rest, longestWorkGapMs: longestGap.gapMs });
   assert.equal(figures.leader, leader.name);

@@ -56,6 +56,49 @@ export const BAD_TEMPLATES = {
 } as const;
 export type BadTemplate = keyof typeof BAD_TEMPLATES;
 
+/** How long {@link watchBadDeploy} watches a template: see {@link badDeployWatch}. */
+export interface BadDeployWatch {
+  /** Watched this long after the failure shows (or, with `settleMs`, after the settle moment), ms. */
+  observeMs: number;
+  /** Watch until a bad pod's advertisement was seen this old first, ms. */
+  settleMs?: number;
+}
+
+/**
+ * How long a bad deploy is watched, per template — only as long as what it tests can take,
+ * from the pods' timings (the manifests': leaseDuration 15 s, so newerTemplateSettleSeconds'
+ * default 2 × leaseDuration = 30 s; retryPeriod 2 s; liveness 3 × 10 s + 2 s; the handoff
+ * offer's window 2 × retryPeriod):
+ * - unpullable image: its pods never run, so nothing is advertised; what can go wrong is the
+ *   Deployment controller removing the old leader, which it decides on its syncs after the
+ *   patch and after each pod status change: 10 s (one image-pull back-off) after the pull failed.
+ * - crash after advertising: each restart advertises anew (the settle starts over), but a
+ *   crashed pod's advertisement stays (no stop path) until its next start; once a
+ *   CrashLoopBackOff plus a start outlast the settle time it looks settled (39–67 s after the
+ *   first restart, measured), and the leader would yield to a dead pod (issue 31) — or, before
+ *   handoff offers named the incarnation (2026-12-02), hand the Lease to the crash-looping pod's
+ *   next container (1 of 2 label-routing runs). Watched until a bad advertisement was seen
+ *   settle-time old (`settleMs`), then two retries and the offer's window — the moment the
+ *   leader would yield and its offer fall inside the watch, whatever the boot time and back-offs.
+ * - never healthy: its pods stay advertised until the first liveness kill, past the liveness
+ *   budget (32 s) after they started, so the settle time has run before the failure shows:
+ *   two retries and the offer's window more.
+ */
+export function badDeployWatch(
+  kind: BadTemplate,
+  timings: { leaseDurationMs: number; retryPeriodMs: number },
+): BadDeployWatch {
+  const yieldAndOfferMs = 2 * timings.retryPeriodMs + 2 * timings.retryPeriodMs + 2_000;
+  switch (kind) {
+    case 'an image that cannot be pulled':
+      return { observeMs: 10_000 };
+    case 'pods that crash after they advertise':
+      return { observeMs: yieldAndOfferMs, settleMs: 2 * timings.leaseDurationMs };
+    case 'pods that never become healthy':
+      return { observeMs: yieldAndOfferMs };
+  }
+}
+
 /** What one bad deploy did, from its patch to the end of the watch (before the undo). */
 export interface BadDeployFigures {
   kind: BadTemplate;
@@ -107,7 +150,7 @@ export async function watchBadDeploy(
     settleMs,
     settleCapMs = 120_000,
     timeoutMs = 180_000,
-  }: { observeMs: number; settleMs?: number; settleCapMs?: number; timeoutMs?: number },
+  }: BadDeployWatch & { settleCapMs?: number; timeoutMs?: number },
 ): Promise<BadDeployFigures> {
   const first = await demo.leaseSpec();
   const leaderPod = (await demo.pods()).find((p) => p.name === first.holderIdentity);
