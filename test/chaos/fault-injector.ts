@@ -244,9 +244,8 @@ export async function applyFault(
       result.blind = 'all';
       // The checker excuses the scheduled job's slots from here: the ledger goes with the Lease.
       result.measurements[LEASE_DELETED_AT] = Date.now();
-      await cluster.admin
-        .makeApiClient(CoordinationV1Api)
-        .deleteNamespacedLease({ name: ctx.leaseName, namespace: cluster.namespace });
+      const deleted = await deleteLeaseAtTerm(cluster, ctx.leaseName, leader.identity, token);
+      if (deleted !== 'deleted') result.notes.push(`the Lease was not deleted: ${deleted}`);
       break;
     }
     case 'same-identity': {
@@ -307,6 +306,41 @@ async function everyoneSees(
     () => false,
   );
   return { ok, waitedMs: Math.round(performance.now() - started) };
+}
+
+/**
+ * Deletes the Lease only as every replica saw it: held by `holder` in term `token`. A term
+ * that began between the check and the delete would be unseen by some replica, which could
+ * then recreate the Lease at a token already used (the documented exception, not the
+ * library's to keep): so the delete carries the resourceVersion of a read at that term, and
+ * a renewal in between (a 409) means read and try again. Resolves `deleted`, or why not.
+ */
+async function deleteLeaseAtTerm(
+  cluster: ChaosCluster,
+  name: string,
+  holder: string,
+  token: number,
+): Promise<string> {
+  const leases = cluster.admin.makeApiClient(CoordinationV1Api);
+  const namespace = cluster.namespace;
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    const lease = await leases.readNamespacedLease({ name, namespace });
+    const { holderIdentity, leaseTransitions } = lease.spec ?? {};
+    if (holderIdentity !== holder || leaseTransitions !== token) {
+      return `it moved on to term ${leaseTransitions} of ${holderIdentity} before the delete`;
+    }
+    try {
+      await leases.deleteNamespacedLease({
+        name,
+        namespace,
+        body: { preconditions: { resourceVersion: lease.metadata!.resourceVersion! } },
+      });
+      return 'deleted';
+    } catch (error) {
+      if ((error as { code?: number }).code !== 409) throw error;
+    }
+  }
+  return 'every delete conflicted with a renewal (20 attempts)';
 }
 
 /** How long a SIGTERMed replica may take to drain, release and exit before it counts as hung. */
