@@ -198,10 +198,12 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
         pastLeaseMs: timings.leaseDurationMs + 2 * timings.retryPeriodMs,
         nextTerm: waitForNextTerm,
         timings,
-        replicaStartedAt: (pod) => {
+        replicaStartedAt: (pod, afterMs) => {
           const line = logs!
             .json<{ event: string; at: string }>()
-            .find((e) => e.pod === pod && e.event === 'replica-started');
+            .find(
+              (e) => e.pod === pod && e.event === 'replica-started' && Date.parse(e.at) >= afterMs,
+            );
           return line && Date.parse(line.at);
         },
         logs: logs!,

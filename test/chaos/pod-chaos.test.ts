@@ -118,11 +118,13 @@ describe('pod chaos: the bound table, from apps/demo/deploy', () => {
     assert.equal(Math.round(longer), 30_000 + 2_000 + 2_400 - 10_000 + 2_000 + 3_000);
   });
 
-  it('a rollout during a failover is bounded by a crash counted from the first new pod up', () => {
-    const spec = POD_FAULT_SPECS['rollout-during-failover'];
-    const measured = (ms: number) => spec.boundMs(t, { [POD_MEASUREMENTS.newPodUpMs]: ms });
-    assert.equal(measured(8_000) - measured(0), 8_000);
-    assert.ok(measured(0) > POD_FAULT_SPECS['container-kill'].boundMs(t));
+  it('a rollout during a failover, and a cluster restart, are bounded by a crash counted from the first pod up', () => {
+    for (const kind of ['rollout-during-failover', 'cluster-restart'] as const) {
+      const spec = POD_FAULT_SPECS[kind];
+      const measured = (ms: number) => spec.boundMs(t, { [POD_MEASUREMENTS.newPodUpMs]: ms });
+      assert.equal(measured(8_000) - measured(0), 8_000, kind);
+      assert.ok(measured(0) > POD_FAULT_SPECS['container-kill'].boundMs(t), kind);
+    }
   });
 
   it('a bad deploy keeps the leader: bounded by one handoff, never ending the term', () => {

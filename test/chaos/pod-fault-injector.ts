@@ -76,8 +76,8 @@ export interface PodFaultContext {
   nextTerm: (token: number) => Promise<unknown>;
   /** The pods' election timings (the shipped manifests'). */
   timings: PodChaosTimings;
-  /** When `pod` logged `replica-started` (wall ms), if it did yet. */
-  replicaStartedAt: (pod: string) => number | undefined;
+  /** When `pod` first logged `replica-started` at or after `afterMs` (wall ms), if it did yet. */
+  replicaStartedAt: (pod: string, afterMs: number) => number | undefined;
   /** The pods' log lines so far (a bad deploy reads the leader's). */
   logs: PodLogCollector;
 }
@@ -235,7 +235,7 @@ export async function applyPodFault(
         async () => {
           const up = (await demo.pods())
             .filter((p) => !before.has(p.name))
-            .map((p) => context.replicaStartedAt(p.name))
+            .map((p) => context.replicaStartedAt(p.name, killAt))
             .filter((at): at is number => at !== undefined);
           assert.ok(up.length > 0, 'a pod of the new template is up');
           measurements[POD_MEASUREMENTS.newPodUpMs] = Math.min(...up) - killAt;
@@ -243,6 +243,34 @@ export async function applyPodFault(
         { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 250 },
       ).catch(() =>
         notes.push(`no pod of the new template was up within ${REPLACEMENT_TIMEOUT_MS / 1000} s`),
+      );
+      return { notes, measurements };
+    }
+    case 'cluster-restart': {
+      // As a power loss: every app container dies at once, without its stop path; then the
+      // node's components restart, the API server on its kept etcd data (the Lease's history).
+      const pods = await demo.pods();
+      const killAt = Date.now();
+      for (const p of pods) {
+        if (!p.containerId) continue;
+        await killContainer(cluster, p.containerId).catch((error: unknown) =>
+          notes.push(`could not kill ${p.name}'s container: ${(error as Error).message}`),
+        );
+      }
+      for (const component of ['control-plane', 'containerd', 'kubelet'] as const) {
+        await restartNodeComponent(cluster, component, 60_000);
+      }
+      await eventually(
+        () => {
+          const up = pods
+            .map((p) => context.replicaStartedAt(p.name, killAt))
+            .filter((at): at is number => at !== undefined);
+          assert.ok(up.length > 0, 'a container is up again');
+          measurements[POD_MEASUREMENTS.newPodUpMs] = Math.min(...up) - killAt;
+        },
+        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 250 },
+      ).catch(() =>
+        notes.push(`no container was up again within ${REPLACEMENT_TIMEOUT_MS / 1000} s`),
       );
       return { notes, measurements };
     }

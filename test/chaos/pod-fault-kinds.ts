@@ -30,6 +30,7 @@ export const POD_FAULT_KINDS = [
   'bad-deploy-unpullable',
   'bad-deploy-crashloop',
   'bad-deploy-unhealthy',
+  'cluster-restart',
 ] as const;
 
 /**
@@ -106,7 +107,10 @@ export const POD_MEASUREMENTS = {
   stallStartAt: 'stallStartAt',
   /** `apiserver-stall`: the old leader's `leadership-lost` line after the stall began, ms. */
   stepDownMs: 'stepDownMs',
-  /** `rollout-during-failover`: from the kill to the first new pod's `replica-started` line, ms. */
+  /**
+   * `rollout-during-failover`: from the kill to the first new pod's `replica-started` line;
+   * `cluster-restart`: from the kill to the first container's `replica-started` after it, ms.
+   */
   newPodUpMs: 'newPodUpMs',
   /** `kubelet-restart`, `containerd-restart`: app containers that restarted while it did. */
   containerRestarts: 'containerRestarts',
@@ -130,6 +134,17 @@ export const podHandoffBoundMs = (t: PodChaosTimings) =>
 /** A crash: the followers wait out leaseDuration from their last sighting (≤ J·R after the last renewal). */
 const crashMs = (t: PodChaosTimings) =>
   t.leaseDurationMs + J * t.retryPeriodMs + t.workPeriodMs + POD_SLACK_MS;
+
+/**
+ * A crash counted from the first candidate up again (U, measured: `newPodUpMs`): it sees the
+ * record at most J·R after it is up and takes over leaseDuration after that, at its next attempt.
+ */
+const afterRestartMs = (t: PodChaosTimings, measured?: Readonly<Record<string, number>>) =>
+  (measured?.[POD_MEASUREMENTS.newPodUpMs] ?? 0) +
+  t.leaseDurationMs +
+  2 * J * t.retryPeriodMs +
+  t.workPeriodMs +
+  POD_SLACK_MS;
 
 /**
  * A bad deploy (`test/support/bad-deploy.ts`): the template patched, watched, then `kubectl
@@ -262,6 +277,16 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
       );
     },
   },
+  'cluster-restart': {
+    kind: 'cluster-restart',
+    action:
+      "restart the whole node cluster with the Lease's history kept: SIGKILL every app container through containerd (no stop path: advertisements, handoff markers and role labels stay), then restart the control plane (kube-apiserver + etcd, its data kept), containerd and the kubelet; the kubelet starts the containers again (the same pods, so the same identities)",
+    endsTerm: true,
+    boundFormula: 'U + L + 2·J·R + W + S (U: the kill to the first container up again, measured)',
+    reasoning:
+      'nobody released and the Lease keeps its holder and transitions: a restarted candidate first sees the record at most J·R after it is up and takes over leaseDuration after that, at its next attempt; tokens continue from the kept history',
+    boundMs: afterRestartMs,
+  },
   'rollout-during-failover': {
     kind: 'rollout-during-failover',
     action:
@@ -270,12 +295,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     boundFormula: 'U + L + 2·J·R + W + S (U: the kill to the first new pod up, measured)',
     reasoning:
       'no release, and the old standbys go with the rollout: a new pod first sees the record at most J·R after it is up and takes over leaseDuration after that, at its next attempt',
-    boundMs: (t, measured) =>
-      (measured?.[POD_MEASUREMENTS.newPodUpMs] ?? 0) +
-      t.leaseDurationMs +
-      2 * J * t.retryPeriodMs +
-      t.workPeriodMs +
-      POD_SLACK_MS,
+    boundMs: afterRestartMs,
   },
   'rollout-stale-entry': {
     kind: 'rollout-stale-entry',

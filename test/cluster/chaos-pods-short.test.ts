@@ -28,8 +28,8 @@ const SEED = 33;
 /**
  * The kinds of the short run: every kind but the two rollouts (each a round of a minute or
  * more: every pod replaced; they run in the long runs, `pnpm chaos --cluster`), containerd's
- * restart (the kubelet's stands for a node component restarting under running pods) and the
- * bad deploys (a minute or more each; the cluster tier's demo-pods test deploys the crashing
+ * restart (the kubelet's stands for a node component restarting under running pods), the
+ * cluster restart (a minute: the API server starts again) and the bad deploys (a minute or more each; the cluster tier's demo-pods test deploys the crashing
  * template in both routing variants in CI, the long runs all three).
  */
 const SHORT_RUN_KINDS = POD_FAULT_KINDS.filter(
@@ -37,6 +37,7 @@ const SHORT_RUN_KINDS = POD_FAULT_KINDS.filter(
     kind !== 'rollout-during-failover' &&
     kind !== 'rollout-stale-entry' &&
     kind !== 'containerd-restart' &&
+    kind !== 'cluster-restart' &&
     !kind.startsWith('bad-deploy-'),
 );
 
