@@ -231,19 +231,9 @@ export async function applyPodFault(
       const killAt = Date.now();
       await killContainer(cluster, leader.containerId);
       await rolloutRestart(demo);
-      await eventually(
-        async () => {
-          const up = (await demo.pods())
-            .filter((p) => !before.has(p.name))
-            .map((p) => context.replicaStartedAt(p.name, killAt))
-            .filter((at): at is number => at !== undefined);
-          assert.ok(up.length > 0, 'a pod of the new template is up');
-          measurements[POD_MEASUREMENTS.newPodUpMs] = Math.min(...up) - killAt;
-        },
-        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 250 },
-      ).catch(() =>
-        notes.push(`no pod of the new template was up within ${REPLACEMENT_TIMEOUT_MS / 1000} s`),
-      );
+      const fresh = async () =>
+        (await demo.pods()).map((p) => p.name).filter((name) => !before.has(name));
+      await recordFirstUp(fresh, killAt, 'pod of the new template', context, measurements, notes);
       return { notes, measurements };
     }
     case 'cluster-restart': {
@@ -260,18 +250,8 @@ export async function applyPodFault(
       for (const component of ['control-plane', 'containerd', 'kubelet'] as const) {
         await restartNodeComponent(cluster, component, 60_000);
       }
-      await eventually(
-        () => {
-          const up = pods
-            .map((p) => context.replicaStartedAt(p.name, killAt))
-            .filter((at): at is number => at !== undefined);
-          assert.ok(up.length > 0, 'a container is up again');
-          measurements[POD_MEASUREMENTS.newPodUpMs] = Math.min(...up) - killAt;
-        },
-        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 250 },
-      ).catch(() =>
-        notes.push(`no container was up again within ${REPLACEMENT_TIMEOUT_MS / 1000} s`),
-      );
+      const names = pods.map((p) => p.name);
+      await recordFirstUp(() => names, killAt, 'container', context, measurements, notes);
       return { notes, measurements };
     }
     case 'rollout-stale-entry': {
@@ -343,6 +323,30 @@ export async function applyPodFault(
       return { notes, measurements };
     }
   }
+}
+
+/**
+ * Waits until one of `pods()` logs `replica-started` after `killAt` and records how long that
+ * took (`newPodUpMs`: bounds count from it), or notes that none did in time.
+ */
+async function recordFirstUp(
+  pods: () => string[] | Promise<string[]>,
+  killAt: number,
+  what: string,
+  context: PodFaultContext,
+  measurements: Record<string, number>,
+  notes: string[],
+): Promise<void> {
+  await eventually(
+    async () => {
+      const up = (await pods())
+        .map((name) => context.replicaStartedAt(name, killAt))
+        .filter((at): at is number => at !== undefined);
+      assert.ok(up.length > 0, `a ${what} is up`);
+      measurements[POD_MEASUREMENTS.newPodUpMs] = Math.min(...up) - killAt;
+    },
+    { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 250 },
+  ).catch(() => notes.push(`no ${what} was up within ${REPLACEMENT_TIMEOUT_MS / 1000} s`));
 }
 
 /** `kubectl rollout restart` of the demo's Deployment (a new template: every pod replaced). */
