@@ -80,19 +80,20 @@ export class EventLog {
    * Records one unit of work of a term-bound loop (not a `@LeaderOnly()` invocation): the line
    * carries `term`'s fencing token and, as `live`, the elector's call-time check — `live` as
    * the loop took it ({@link electorCountsLive}) before the term's own check admitted the unit,
-   * else taken now.
+   * else taken now — and, as `at`, the time the loop took before those checks (else now).
    */
   termWork(
     task: LeaderTask,
     term: LeaderTerm,
     live = this.electorCountsLive(term),
+    at = new Date(),
   ): LeaderWorkEvent {
     const event: LeaderWorkEvent = {
       event: 'leader-work',
       task,
       identity: this.leader.identity,
       leaseTransitions: term.leaseTransitions,
-      at: new Date().toISOString(),
+      at: at.toISOString(),
       live,
     };
     this.write(event);

@@ -33,10 +33,14 @@ export class TermHeartbeat {
     // deadline that passes between the two stops the loop (no line), and `live: false` on a
     // line means the term admitted a unit the elector had already ended — a real disagreement,
     // never the two checks straddling the deadline (long run seed 3301, round 227).
+    // The unit's time is taken before the checks that admit it: a pause between the checks and
+    // the line (a SIGSTOP) must not stamp the line with the wake-up, after the term ended,
+    // when the term was live at the checks (long run seed 3311, round 316).
     for (;;) {
+      const at = new Date();
       const electorSaysLive = this.events.electorCountsLive(term);
       if (!term.isLive()) return;
-      this.events.termWork('heartbeat', term, electorSaysLive);
+      this.events.termWork('heartbeat', term, electorSaysLive, at);
       try {
         await sleep(periodMs, undefined, { signal: term.signal });
       } catch {
