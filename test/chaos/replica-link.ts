@@ -3,6 +3,7 @@
  * API server, so a fault can hit one replica's connections only. TLS passes through untouched
  * (the proxy listens on 127.0.0.1, one of the serving certificate's IP SANs).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Proxy, Toxiproxy, ToxicType } from 'toxiproxy-node-client';
 
 /** The faults a link can carry; `heal()` removes them all. */
@@ -71,7 +72,10 @@ export class ReplicaLink {
     const names = this.toxics;
     this.toxics = [];
     for (const name of names) {
-      await this.proxy.api.delete(`${this.proxy.getPath()}/toxics/${name}`);
+      await sendToToxiproxy(
+        () => this.proxy.api.delete(`${this.proxy.getPath()}/toxics/${name}`),
+        / 404$/,
+      );
     }
   }
 
@@ -81,7 +85,30 @@ export class ReplicaLink {
     attributes: Record<string, number>,
   ): Promise<void> {
     const name = `${type}-${stream}`;
-    await this.proxy.addToxic({ name, type, stream, toxicity: 1, attributes });
+    await sendToToxiproxy(
+      () => this.proxy.addToxic({ name, type, stream, toxicity: 1, attributes }),
+      / 409$/,
+    );
     this.toxics.push(name);
+  }
+}
+
+/**
+ * One call of toxiproxy's API, sent again (at most 3 times) when it failed in transit
+ * (`fetch failed`: e.g. a keep-alive connection the server closed just as it was reused —
+ * long run seed 3330 ended at transition 548 on one). On a retry, an HTTP error matching
+ * `tookEffect` (a 409 adding a toxic, a 404 removing one) means the first attempt had arrived.
+ */
+async function sendToToxiproxy(request: () => Promise<unknown>, tookEffect: RegExp): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await request();
+      return;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (attempt > 1 && tookEffect.test(message)) return;
+      if (message !== 'fetch failed' || attempt >= 3) throw error;
+      await sleep(100);
+    }
   }
 }
