@@ -125,6 +125,16 @@ describe('pod chaos: the bound table, from apps/demo/deploy', () => {
       assert.equal(measured(8_000) - measured(0), 8_000, kind);
       assert.ok(measured(0) > POD_FAULT_SPECS['container-kill'].boundMs(t), kind);
     }
+    // A cluster restart counts from the later of the first container up and the API server
+    // ready again (nobody reads the Lease before it answers).
+    const restart = POD_FAULT_SPECS['cluster-restart'];
+    const both = (upMs: number, apiMs: number) =>
+      restart.boundMs(t, {
+        [POD_MEASUREMENTS.newPodUpMs]: upMs,
+        [POD_MEASUREMENTS.apiReadyMs]: apiMs,
+      });
+    assert.equal(both(2_000, 12_000) - both(2_000, 0), 10_000);
+    assert.equal(both(12_000, 2_000), both(2_000, 12_000));
   });
 
   it('a bad deploy keeps the leader: bounded by one handoff, never ending the term', () => {

@@ -250,6 +250,14 @@ export async function applyPodFault(
       for (const component of ['control-plane', 'containerd', 'kubelet'] as const) {
         await restartNodeComponent(cluster, component, 60_000);
       }
+      // Nobody can read the Lease before the API server answers again: bounds count from it too.
+      await eventually(() => cluster.kubectl('get', '--raw', '/readyz'), {
+        timeoutMs: REPLACEMENT_TIMEOUT_MS,
+        intervalMs: 250,
+      }).then(
+        () => (measurements[POD_MEASUREMENTS.apiReadyMs] = Date.now() - killAt),
+        () => notes.push(`the API server was not ready ${REPLACEMENT_TIMEOUT_MS / 1000} s after`),
+      );
       const names = pods.map((p) => p.name);
       await recordFirstUp(() => names, killAt, 'container', context, measurements, notes);
       return { notes, measurements };

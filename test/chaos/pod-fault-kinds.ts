@@ -112,6 +112,8 @@ export const POD_MEASUREMENTS = {
    * `cluster-restart`: from the kill to the first container's `replica-started` after it, ms.
    */
   newPodUpMs: 'newPodUpMs',
+  /** `cluster-restart`: from the kill to the restarted API server's `/readyz`, ms. */
+  apiReadyMs: 'apiReadyMs',
   /** `kubelet-restart`, `containerd-restart`: app containers that restarted while it did. */
   containerRestarts: 'containerRestarts',
   /** `bad-deploy-*`: the patch to the end of the watch (before the undo), ms. */
@@ -134,6 +136,9 @@ export const podHandoffBoundMs = (t: PodChaosTimings) =>
 /** A crash: the followers wait out leaseDuration from their last sighting (≤ J·R after the last renewal). */
 const crashMs = (t: PodChaosTimings) =>
   t.leaseDurationMs + J * t.retryPeriodMs + t.workPeriodMs + POD_SLACK_MS;
+
+/** The process tier's allowance for a kube-apiserver just started (RBAC answers 403 until its caches sync), ms. */
+const API_WARMUP_MS = 5000;
 
 /**
  * A crash counted from the first candidate up again (U, measured: `newPodUpMs`): it sees the
@@ -282,10 +287,17 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     action:
       "restart the whole node cluster with the Lease's history kept: SIGKILL every app container through containerd (no stop path: advertisements, handoff markers and role labels stay), then restart the control plane (kube-apiserver + etcd, its data kept), containerd and the kubelet; the kubelet starts the containers again (the same pods, so the same identities)",
     endsTerm: true,
-    boundFormula: 'U + L + 2·J·R + W + S (U: the kill to the first container up again, measured)',
+    boundFormula:
+      'max(U, V) + A + L + 2·J·R + W + S (U: the kill to the first container up again, V: to the API server ready again, both measured; A = 5 s of API warm-up)',
     reasoning:
-      'nobody released and the Lease keeps its holder and transitions: a restarted candidate first sees the record at most J·R after it is up and takes over leaseDuration after that, at its next attempt; tokens continue from the kept history',
-    boundMs: afterRestartMs,
+      'nobody released and the Lease keeps its holder and transitions: a restarted candidate first sees the record at most J·R after it is up and the API server answers (its RBAC authorizer may refuse for a few seconds after a start, as in the process tier), and takes over leaseDuration after that, at its next attempt; tokens continue from the kept history',
+    boundMs: (t, measured) =>
+      Math.max(
+        measured?.[POD_MEASUREMENTS.newPodUpMs] ?? 0,
+        measured?.[POD_MEASUREMENTS.apiReadyMs] ?? 0,
+      ) +
+      API_WARMUP_MS +
+      afterRestartMs(t),
   },
   'rollout-during-failover': {
     kind: 'rollout-during-failover',
