@@ -248,6 +248,13 @@ export async function runPodChaos(options: PodChaosRunOptions): Promise<ChaosRun
           (notes.length ? ` · !! ${notes.join('; ')}` : ''),
       );
     }
+    // The last round's new leader may still be catching up on missed slots (one run after
+    // another): stopping now would cut its lines off and judge those slots lost (seed 3322).
+    if (!aborted && !options.unsafeIntruder) {
+      await settle().catch((error: unknown) => {
+        aborted = `no settled leader after the last round: ${(error as Error).message}`;
+      });
+    }
     if (options.unsafeIntruder && !aborted) {
       const { token } = await settle();
       say(`positive control: the unsafe candidate joins the Lease (term ${token} leads)`);
