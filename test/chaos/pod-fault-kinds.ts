@@ -9,6 +9,7 @@ import {
   DEFAULT_LEASE_DURATION_SECONDS,
   DEFAULT_RENEW_DEADLINE_SECONDS,
   DEFAULT_RETRY_PERIOD_SECONDS,
+  defaultNewerTemplateSettleSeconds,
 } from 'nest-leader/core';
 import { loadDemoManifests } from '@nest-leader/demo/launcher/demo-manifests';
 import { DRAIN_MS } from './fault-kinds.js';
@@ -45,6 +46,8 @@ export interface PodChaosTimings {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /** How long a newer template's pod must stay advertised before the leader yields to it. */
+  newerTemplateSettleMs: number;
   /**
    * The longest time between two work lines of a live term: the shipped pods log no heartbeat,
    * only their cron job (`dispatch-jobs`, DISPATCH_CRON: every 2 s).
@@ -63,8 +66,8 @@ export const POD_SLACK_MS = 3000;
 
 /**
  * The timings the shipped Deployment gives its pods: its `LEASE_DURATION_SECONDS`,
- * `RENEW_DEADLINE_SECONDS` and `RETRY_PERIOD_SECONDS` env values, else the library's defaults
- * (what the manifests rely on today: 15 s, 10 s, 2 s).
+ * `RENEW_DEADLINE_SECONDS`, `RETRY_PERIOD_SECONDS` and `NEWER_TEMPLATE_SETTLE_SECONDS` env
+ * values, else the library's defaults (what the manifests rely on today: 15 s, 10 s, 2 s, 45 s).
  * @throws Error if the manifests hold no Deployment with a container.
  */
 export function manifestTimings(): PodChaosTimings {
@@ -79,10 +82,15 @@ export function manifestTimings(): PodChaosTimings {
     const value = env.find((e) => e.name === name)?.value;
     return (value === undefined ? fallback : Number(value)) * 1000;
   };
+  const leaseDurationMs = seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_DURATION_SECONDS);
   return {
-    leaseDurationMs: seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_DURATION_SECONDS),
+    leaseDurationMs,
     renewDeadlineMs: seconds('RENEW_DEADLINE_SECONDS', DEFAULT_RENEW_DEADLINE_SECONDS),
     retryPeriodMs: seconds('RETRY_PERIOD_SECONDS', DEFAULT_RETRY_PERIOD_SECONDS),
+    newerTemplateSettleMs: seconds(
+      'NEWER_TEMPLATE_SETTLE_SECONDS',
+      defaultNewerTemplateSettleSeconds(leaseDurationMs / 1000),
+    ),
     workPeriodMs: POD_WORK_PERIOD_MS,
   };
 }

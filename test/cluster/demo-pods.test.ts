@@ -27,6 +27,7 @@ import {
   type LeaderWorkEvent,
   longestWorkGap,
 } from '@nest-leader/demo/demo-events';
+import { defaultNewerTemplateSettleSeconds } from 'nest-leader/core';
 import { eventually } from '../support/eventually.js';
 import { startNodeCluster, type NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 import {
@@ -60,6 +61,8 @@ const selector = 'app.kubernetes.io/name=nest-leader-demo';
 const leaseDurationMs = 15_000;
 const retryPeriodMs = 2_000;
 const renewDeadlineMs = 10_000;
+/** The manifests leave newerTemplateSettleSeconds at the library's default. */
+const newerTemplateSettleMs = defaultNewerTemplateSettleSeconds(leaseDurationMs / 1000) * 1000;
 /** A released Lease is taken within a retry (watching followers act at once) plus slack. */
 const gracefulBoundMs = 1.2 * retryPeriodMs + 3_000;
 /**
@@ -931,7 +934,7 @@ async function watchAndCheck(kind: BadTemplate, leader: PodView): Promise<void> 
     demo,
     logs,
     kind,
-    badDeployWatch(kind, { leaseDurationMs, retryPeriodMs }),
+    badDeployWatch(kind, { newerTemplateSettleMs, retryPeriodMs }),
   );
   const { longestGap, ...rest } = figures;
   record('bad-deploy', { variant, ...rest, longestWorkGapMs: longestGap.gapMs });

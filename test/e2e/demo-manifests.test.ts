@@ -27,6 +27,11 @@ import {
   DEMO_SERVICE_ACCOUNT,
   loadDemoManifests,
 } from '@nest-leader/demo/launcher/demo-manifests';
+import {
+  DEFAULT_LEASE_DURATION_SECONDS,
+  DEFAULT_RETRY_PERIOD_SECONDS,
+  defaultNewerTemplateSettleSeconds,
+} from 'nest-leader/core';
 import { POD_DELETION_COST_ANNOTATION } from 'nest-leader/observability';
 import { getTestCluster, kubeConfigFor } from '../support/cluster.js';
 
@@ -194,6 +199,31 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
       env.POD_TEMPLATE_HASH,
       "metadata.labels['pod-template-hash']",
       'the leader knows its revision, so it yields to a newer one',
+    );
+  });
+
+  it("settles a newer template's pods longer than liveness takes to kill one that never becomes healthy", () => {
+    // A never-healthy pod stays advertised until its liveness kill; were the settle time
+    // (newerTemplateSettleSeconds) shorter, the leader would yield to it and the Lease would
+    // go there and back (pod chaos seed 3321, 2026-12-02: settle 30 s, liveness 32 s).
+    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value]));
+    const seconds = (name: string, fallback: number) =>
+      env[name] === undefined ? fallback : Number(env[name]);
+    const settleSeconds =
+      env.NEWER_TEMPLATE_SETTLE_SECONDS === undefined
+        ? defaultNewerTemplateSettleSeconds(
+            seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_DURATION_SECONDS),
+          )
+        : Number(env.NEWER_TEMPLATE_SETTLE_SECONDS);
+    const liveness = container.livenessProbe!;
+    const livenessBudgetSeconds =
+      (liveness.periodSeconds ?? 10) * (liveness.failureThreshold ?? 3) +
+      (liveness.timeoutSeconds ?? 1);
+    // The kill's SIGTERM and the withdrawal it writes reach the leader at its next renewal.
+    const seenSeconds = 2 * seconds('RETRY_PERIOD_SECONDS', DEFAULT_RETRY_PERIOD_SECONDS);
+    assert.ok(
+      settleSeconds > livenessBudgetSeconds + seenSeconds,
+      `settle ${settleSeconds} s > liveness ${livenessBudgetSeconds} s + ${seenSeconds} s`,
     );
   });
 

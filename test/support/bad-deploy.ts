@@ -66,9 +66,8 @@ export interface BadDeployWatch {
 
 /**
  * How long a bad deploy is watched, per template — only as long as what it tests can take,
- * from the pods' timings (the manifests': leaseDuration 15 s, so newerTemplateSettleSeconds'
- * default 2 × leaseDuration = 30 s; retryPeriod 2 s; liveness 3 × 10 s + 2 s; the handoff
- * offer's window 2 × retryPeriod):
+ * from the pods' timings (the manifests': newerTemplateSettleSeconds' default 45 s; retryPeriod
+ * 2 s; liveness 3 × 10 s + 2 s; the handoff offer's window 2 × retryPeriod):
  * - unpullable image: its pods never run, so nothing is advertised; what can go wrong is the
  *   Deployment controller removing the old leader, which it decides on its syncs after the
  *   patch and after each pod status change: 10 s (one image-pull back-off) after the pull failed.
@@ -80,20 +79,22 @@ export interface BadDeployWatch {
  *   next container (1 of 2 label-routing runs). Watched until a bad advertisement was seen
  *   settle-time old (`settleMs`), then two retries and the offer's window — the moment the
  *   leader would yield and its offer fall inside the watch, whatever the boot time and back-offs.
- * - never healthy: its pods stay advertised until the first liveness kill, past the liveness
- *   budget (32 s) after they started, so the settle time has run before the failure shows:
- *   two retries and the offer's window more.
+ * - never healthy: its pods stay advertised until the first liveness kill, the liveness budget
+ *   (32 s) after they started; were the settle time shorter, the leader would yield before the
+ *   failure shows (it did with the earlier 30-s default: pod chaos seed 3321, 2026-12-02): two
+ *   retries and the offer's window after the failure show any late yield.
  */
 export function badDeployWatch(
   kind: BadTemplate,
-  timings: { leaseDurationMs: number; retryPeriodMs: number },
+  timings: { newerTemplateSettleMs: number; retryPeriodMs: number },
 ): BadDeployWatch {
-  const yieldAndOfferMs = 2 * timings.retryPeriodMs + 2 * timings.retryPeriodMs + 2_000;
+  // Two retries to see the settle and offer, the offer's window of two more, and 2 s of slack.
+  const yieldAndOfferMs = 4 * timings.retryPeriodMs + 2_000;
   switch (kind) {
     case 'an image that cannot be pulled':
       return { observeMs: 10_000 };
     case 'pods that crash after they advertise':
-      return { observeMs: yieldAndOfferMs, settleMs: 2 * timings.leaseDurationMs };
+      return { observeMs: yieldAndOfferMs, settleMs: timings.newerTemplateSettleMs };
     case 'pods that never become healthy':
       return { observeMs: yieldAndOfferMs };
   }

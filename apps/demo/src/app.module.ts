@@ -48,6 +48,7 @@ export function leaderModuleOptions(config: DemoConfig): LeaderModuleOptions {
     renewDeadlineSeconds: config.renewDeadlineSeconds,
     retryPeriodSeconds: config.retryPeriodSeconds,
     newerTemplateWaitSeconds: config.newerTemplateWaitSeconds,
+    newerTemplateSettleSeconds: config.newerTemplateSettleSeconds,
     // LEADER_LOCK=file with LEADER_LOCK_DIR: the file lock in that directory (the launcher gives
     // each run its own); otherwise the library's choice (`auto`: Lease if a cluster is
     // configured, else a file in this user's directory, see FileLock).

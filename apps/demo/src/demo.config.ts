@@ -35,6 +35,12 @@ export interface DemoConfig {
    * newer template to hand to; unset: the library's default (renewDeadline).
    */
   newerTemplateWaitSeconds?: number;
+  /**
+   * `NEWER_TEMPLATE_SETTLE_SECONDS`: how long a pod of a newer template must stay advertised
+   * before the leader yields to it; keep it above the liveness probe's budget. Unset: the
+   * library's default (the larger of 45 s and 2 × leaseDuration).
+   */
+  newerTemplateSettleSeconds?: number;
   /** `LEADER_LOCK`: `auto` (default), `kubernetes` or `file`. */
   lock: DemoLock;
   /** `LEADER_LOCK_DIR`: directory of the file lock (`lock` file or auto without a cluster). */
@@ -156,6 +162,7 @@ export function loadDemoConfig(env: Env = process.env): DemoConfig {
     renewDeadlineSeconds: seconds('RENEW_DEADLINE_SECONDS', false),
     retryPeriodSeconds: seconds('RETRY_PERIOD_SECONDS', false),
     newerTemplateWaitSeconds: seconds('NEWER_TEMPLATE_WAIT_SECONDS', false),
+    newerTemplateSettleSeconds: seconds('NEWER_TEMPLATE_SETTLE_SECONDS', false),
     lock: lockValue as DemoLock,
     lockDir: read('LEADER_LOCK_DIR'),
     shutdownGraceMs: number('SHUTDOWN_GRACE_MS', { integer: true, min: 0 }),

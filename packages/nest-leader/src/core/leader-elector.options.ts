@@ -25,6 +25,16 @@ export const DEFAULT_RENEW_DEADLINE_SECONDS = 10;
 /** Default `retryPeriodSeconds`. */
 export const DEFAULT_RETRY_PERIOD_SECONDS = 2;
 /**
+ * The default `newerTemplateSettleSeconds` at a `leaseDurationSeconds`, s: the larger of 45 s —
+ * above Kubernetes' default liveness budget (`periodSeconds` 10 × `failureThreshold` 3 +
+ * `timeoutSeconds` 1 = 31 s after the startup probe passed), with time for the kill and the
+ * pod's withdrawal to be seen — and 2 × `leaseDurationSeconds` (the earlier default, kept for
+ * long leases so that no settle time got shorter).
+ */
+export function defaultNewerTemplateSettleSeconds(leaseDurationSeconds: number): number {
+  return Math.max(45, 2 * leaseDurationSeconds);
+}
+/**
  * client-go's `JitterFactor`, kept for its validation rule renewDeadline > 1.2 × retryPeriod
  * (the leader must be able to retry a renewal before its deadline).
  */
@@ -225,10 +235,14 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
   /**
    * How long, in seconds, a candidate of a newer pod template must stay advertised, unchanged,
    * before the leader yields to it (`yieldToNewerTemplate`). Keep it above the time a broken pod
-   * takes to fail: its liveness budget (`periodSeconds × failureThreshold`) and how soon after
-   * starting your app would crash. It delays each rollout's handover by that much; leadership
-   * does not lapse meanwhile. A positive finite number. Default `2 × leaseDurationSeconds` (30 s
-   * at the defaults).
+   * takes to fail — its liveness budget (`periodSeconds × failureThreshold + timeoutSeconds`
+   * after the startup probe passed) and how soon after starting your app would crash — plus a
+   * few seconds for the kill and its withdrawal to be seen: a pod killed by its liveness probe
+   * after the settle time is yielded to, takes the Lease and loses it again (one needless
+   * transition each time, no overlap). It delays each rollout's handover by that much;
+   * leadership does not lapse meanwhile. A positive finite number. Default the larger of 45 s
+   * (Kubernetes' default liveness probe kills a never-healthy pod 31 s after its start) and
+   * `2 × leaseDurationSeconds`: {@link defaultNewerTemplateSettleSeconds}.
    */
   newerTemplateSettleSeconds?: number;
   /**
@@ -522,7 +536,7 @@ export interface ResolvedLeaderElectorOptions {
   /** `newerTemplateWaitSeconds` in ms (default renewDeadline). */
   newerTemplateWaitMs: number;
   yieldToNewerTemplate: boolean;
-  /** `newerTemplateSettleSeconds` in ms (default 2 × leaseDuration). */
+  /** `newerTemplateSettleSeconds` in ms (default max(45 s, 2 × leaseDuration)). */
   newerTemplateSettleMs: number;
   /** `undefined`: an ordinary (not coordinated) candidate. */
   coordinated: Candidacy | undefined;
@@ -602,7 +616,8 @@ export function resolveLeaderElectorOptions(
   );
   const newerTemplateSettleSeconds = positiveSeconds(
     'newerTemplateSettleSeconds',
-    options.newerTemplateSettleSeconds ?? 2 * timings.leaseDurationSeconds,
+    options.newerTemplateSettleSeconds ??
+      defaultNewerTemplateSettleSeconds(timings.leaseDurationSeconds),
   );
   const clock = options.clock ?? new SystemClock();
   const podTemplateHash = validatePodTemplateHash(

@@ -6,8 +6,8 @@ import { candidate, s, SlowLock, world } from './elector.fixture.js';
 
 type World = ReturnType<typeof world>;
 
-/** The default settle time at the fixture's timings: 2 × leaseDuration. */
-const SETTLE_MS = s(30);
+/** The default settle time at the fixture's timings: 45 s (more than 2 × leaseDuration). */
+const SETTLE_MS = s(45);
 
 /**
  * A candidate whose requests can be cut off for good (`crash()`: its process is gone — no
@@ -71,7 +71,7 @@ describe('LeaderElector: yieldToNewerTemplate (a running leader hands over to a 
     assert.deepEqual(newPod.reasons, ['preferred']);
     assert.match(
       leader.logger.messages('info').join('\n'),
-      /"new-1" of the newer pod template "bbb" has stayed advertised .* for 30 s/,
+      /"new-1" of the newer pod template "bbb" has stayed advertised .* for 45 s/,
     );
 
     await w.clock.advance(s(120));
