@@ -20,7 +20,11 @@ import {
 import { killContainer, setContainerFrozen, setEgressDrop } from '../support/containerd.js';
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
-import { restartNodeComponent, setNodeComponentPaused } from '../support/node-components.js';
+import {
+  restartNodeComponent,
+  setNodeComponentPaused,
+  waitForApiServerFromNode,
+} from '../support/node-components.js';
 import type { PodLogCollector } from '../support/pod-log-collector.js';
 import {
   apiStallMs,
@@ -240,6 +244,15 @@ export async function applyPodFault(
       // As a power loss: every app container dies at once, without its stop path; then the
       // node's components restart, the API server on its kept etcd data (the Lease's history).
       const pods = await demo.pods();
+      const clusterIp = await cluster.kubectl(
+        'get',
+        'service',
+        'kubernetes',
+        '-n',
+        'default',
+        '-o',
+        'jsonpath={.spec.clusterIP}',
+      );
       const killAt = Date.now();
       for (const p of pods) {
         if (!p.containerId) continue;
@@ -250,13 +263,11 @@ export async function applyPodFault(
       for (const component of ['control-plane', 'containerd', 'kubelet'] as const) {
         await restartNodeComponent(cluster, component, 60_000);
       }
-      // Nobody can read the Lease before the API server answers again: bounds count from it too.
-      await eventually(() => cluster.kubectl('get', '--raw', '/readyz'), {
-        timeoutMs: REPLACEMENT_TIMEOUT_MS,
-        intervalMs: 250,
-      }).then(
+      // Nobody can read the Lease before the API server answers the pods again (through the
+      // ClusterIP, as they reach it): bounds count from it too.
+      await waitForApiServerFromNode(cluster, clusterIp, REPLACEMENT_TIMEOUT_MS).then(
         () => (measurements[POD_MEASUREMENTS.apiReadyMs] = Date.now() - killAt),
-        () => notes.push(`the API server was not ready ${REPLACEMENT_TIMEOUT_MS / 1000} s after`),
+        (error: Error) => notes.push(error.message),
       );
       const names = pods.map((p) => p.name);
       await recordFirstUp(() => names, killAt, 'container', context, measurements, notes);

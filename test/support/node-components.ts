@@ -3,9 +3,11 @@
  * runs them and keeps each one's pid in `<stateDir>/pids/<name>`): restart one (the script
  * stops and starts it on request), or stop and continue one with SIGSTOP / SIGCONT.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import type { NodeCluster } from '@nest-leader/demo/launcher/node-cluster';
 
 /** The components scripts/cluster.sh starts, by the names it logs them under. */
@@ -56,4 +58,47 @@ export function setNodeComponentPaused(
   paused: boolean,
 ): void {
   process.kill(nodeComponentPid(cluster, name), paused ? 'SIGSTOP' : 'SIGCONT');
+}
+
+/**
+ * `GET /readyz` of the API server the way the pods reach it: from the node's network namespace
+ * (kube-proxy's, which is never restarted) through the kubernetes Service's ClusterIP and
+ * kube-proxy's DNAT — not the host's loopback forward, which answered 20 s before the pods'
+ * path after one cluster restart (pod chaos seed 3322, round 2). Resolves once it answered ok,
+ * with a 2-s timeout per request.
+ * @throws Error when it did not within `timeoutMs`.
+ */
+export async function waitForApiServerFromNode(
+  cluster: NodeCluster,
+  clusterIp: string,
+  timeoutMs: number,
+): Promise<void> {
+  const started = performance.now();
+  let last: unknown;
+  while (performance.now() - started < timeoutMs) {
+    try {
+      const { stdout } = await promisify(execFile)('nsenter', [
+        `--net=/proc/${nodeComponentPid(cluster, 'kube-proxy')}/ns/net`,
+        '--',
+        cluster.kubectlBinary,
+        'kubectl',
+        '--kubeconfig',
+        cluster.kubeconfig,
+        '--server',
+        `https://${clusterIp}:443`,
+        '--request-timeout=2s',
+        'get',
+        '--raw',
+        '/readyz',
+      ]);
+      if (stdout.trim() === 'ok') return;
+      last = stdout.trim().slice(0, 200);
+    } catch (error) {
+      last = error instanceof Error ? error.message.slice(0, 200) : error;
+    }
+    await sleep(250);
+  }
+  throw new Error(
+    `the API server did not answer through ${clusterIp} within ${timeoutMs} ms: ${String(last)}`,
+  );
 }
