@@ -23,7 +23,7 @@ import { eventually } from '../support/eventually.js';
 import {
   restartNodeComponent,
   setNodeComponentPaused,
-  waitForApiServerFromNode,
+  waitForApiServerFromPods,
 } from '../support/node-components.js';
 import type { PodLogCollector } from '../support/pod-log-collector.js';
 import {
@@ -265,7 +265,7 @@ export async function applyPodFault(
       }
       // Nobody can read the Lease before the API server answers the pods again (through the
       // ClusterIP, as they reach it): bounds count from it too.
-      await waitForApiServerFromNode(cluster, clusterIp, REPLACEMENT_TIMEOUT_MS).then(
+      await waitForApiServerFromPods(cluster, clusterIp, REPLACEMENT_TIMEOUT_MS).then(
         () => (measurements[POD_MEASUREMENTS.apiReadyMs] = Date.now() - killAt),
         (error: Error) => notes.push(error.message),
       );

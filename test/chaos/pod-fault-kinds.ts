@@ -122,7 +122,7 @@ export const POD_MEASUREMENTS = {
   newPodUpMs: 'newPodUpMs',
   /**
    * `cluster-restart`: from the kill to the restarted API server's `/readyz` through the
-   * kubernetes Service's ClusterIP from the node (the pods' path), ms.
+   * kubernetes Service's ClusterIP from a pod's network namespace (the pods' path), ms.
    */
   apiReadyMs: 'apiReadyMs',
   /** `kubelet-restart`, `containerd-restart`: app containers that restarted while it did. */
@@ -299,7 +299,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
       "restart the whole node cluster with the Lease's history kept: SIGKILL every app container through containerd (no stop path: advertisements, handoff markers and role labels stay), then restart the control plane (kube-apiserver + etcd, its data kept), containerd and the kubelet; the kubelet starts the containers again (the same pods, so the same identities)",
     endsTerm: true,
     boundFormula:
-      'max(U, V) + A + L + 2·J·R + W + S (U: the kill to the first container up again, V: to the API server ready again through the ClusterIP, as the pods reach it, both measured; A = 5 s of API warm-up)',
+      'max(U, V) + A + L + 2·J·R + W + S (U: the kill to the first container up again, V: to the API server ready again through the ClusterIP from a pod network namespace, as the pods reach it, both measured; A = 5 s of API warm-up)',
     reasoning:
       'nobody released and the Lease keeps its holder and transitions: a restarted candidate first sees the record at most J·R after it is up and the API server answers (its RBAC authorizer may refuse for a few seconds after a start, as in the process tier), and takes over leaseDuration after that, at its next attempt; tokens continue from the kept history',
     boundMs: (t, measured) =>

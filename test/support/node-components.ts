@@ -4,7 +4,7 @@
  * stops and starts it on request), or stop and continue one with SIGSTOP / SIGCONT.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -61,44 +61,50 @@ export function setNodeComponentPaused(
 }
 
 /**
- * `GET /readyz` of the API server the way the pods reach it: from the node's network namespace
- * (kube-proxy's, which is never restarted) through the kubernetes Service's ClusterIP and
- * kube-proxy's DNAT — not the host's loopback forward, which answered 20 s before the pods'
- * path after one cluster restart (pod chaos seed 3322, round 2). Resolves once it answered ok,
- * with a 2-s timeout per request.
- * @throws Error when it did not within `timeoutMs`.
+ * `GET /readyz` of the API server the way the pods reach it: from a pod's network namespace
+ * (the CNI's `/run/netns/cni-*`, which outlive the containers) through the kubernetes
+ * Service's ClusterIP and kube-proxy's DNAT — not the host's loopback forward, which answered
+ * 20 s before the pods' path after one cluster restart (pod chaos seed 3322, round 2); the
+ * node's own namespace has no route to the ClusterIP. Resolves once one pod's namespace got
+ * `ok`, with a 2-s timeout per request.
+ * @throws Error when none did within `timeoutMs`.
  */
-export async function waitForApiServerFromNode(
+export async function waitForApiServerFromPods(
   cluster: NodeCluster,
   clusterIp: string,
   timeoutMs: number,
 ): Promise<void> {
   const started = performance.now();
-  let last: unknown;
+  let last: unknown = 'no pod network namespace in /run/netns';
   while (performance.now() - started < timeoutMs) {
-    try {
-      const { stdout } = await promisify(execFile)('nsenter', [
-        `--net=/proc/${nodeComponentPid(cluster, 'kube-proxy')}/ns/net`,
-        '--',
-        cluster.kubectlBinary,
-        'kubectl',
-        '--kubeconfig',
-        cluster.kubeconfig,
-        '--server',
-        `https://${clusterIp}:443`,
-        '--request-timeout=2s',
-        'get',
-        '--raw',
-        '/readyz',
-      ]);
-      if (stdout.trim() === 'ok') return;
-      last = stdout.trim().slice(0, 200);
-    } catch (error) {
-      last = error instanceof Error ? error.message.slice(0, 200) : error;
+    const namespaces = existsSync('/run/netns')
+      ? readdirSync('/run/netns').filter((name) => name.startsWith('cni-'))
+      : [];
+    for (const name of namespaces) {
+      try {
+        const { stdout } = await promisify(execFile)('nsenter', [
+          `--net=/run/netns/${name}`,
+          '--',
+          cluster.kubectlBinary,
+          'kubectl',
+          '--kubeconfig',
+          cluster.kubeconfig,
+          '--server',
+          `https://${clusterIp}:443`,
+          '--request-timeout=2s',
+          'get',
+          '--raw',
+          '/readyz',
+        ]);
+        if (stdout.trim() === 'ok') return;
+        last = stdout.trim().slice(0, 200);
+      } catch (error) {
+        last = error instanceof Error ? error.message.slice(-200) : error;
+      }
     }
     await sleep(250);
   }
   throw new Error(
-    `the API server did not answer through ${clusterIp} within ${timeoutMs} ms: ${String(last)}`,
+    `the API server did not answer through ${clusterIp} from a pod within ${timeoutMs} ms: ${String(last)}`,
   );
 }

@@ -3,7 +3,11 @@
  * deleted or restarted later (their logs vanish with them): it follows each container from
  * the moment it appears (`kubectl logs -f`) and never forgets a line. A stream that ends while
  * its container still runs (the kubelet or the API server restarted under it) is followed
- * again, from the start of the container's log, skipping the lines it already has.
+ * again, from the start of the container's log, skipping the lines it already has — once its
+ * first line shows it is the same container: `kubectl logs -f` streams the pod's current
+ * container, and a status read just after a node restart may still name the one before
+ * (pod chaos seed 3340: the restarted container's lines were kept twice, once under the old
+ * restart count, and judged as two processes in one term).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -25,6 +29,8 @@ export class PodLogCollector {
   private readonly followers = new Map<string, ChildProcess>();
   /** Lines kept per container (`pod#restartCount`): a stream followed again skips these. */
   private readonly received = new Map<string, number>();
+  /** Each container's first line: a stream followed again must begin with it. */
+  private readonly firstLines = new Map<string, string>();
   /** When each container's last stream ended (performance.now()): not followed again sooner than {@link REFOLLOW_AFTER_MS}. */
   private readonly endedAt = new Map<string, number>();
   private stopped = false;
@@ -73,6 +79,7 @@ export class PodLogCollector {
     if (this.followers.has(key)) return;
     if (performance.now() - (this.endedAt.get(key) ?? -Infinity) < REFOLLOW_AFTER_MS) return;
     let skip = this.received.get(key) ?? 0;
+    let checked = false;
     const { cluster, namespace, container } = this.deployment;
     const child = spawn(
       cluster.kubectlBinary,
@@ -92,6 +99,17 @@ export class PodLogCollector {
     );
     this.followers.set(key, child);
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!checked) {
+        checked = true;
+        const first = this.firstLines.get(key);
+        if (first === undefined) this.firstLines.set(key, line);
+        else if (line !== first) {
+          // Another container's log (the status was stale): dropped, followed again later.
+          skip = Infinity;
+          child.kill('SIGTERM');
+          return;
+        }
+      }
       if (skip > 0) {
         skip -= 1;
         return;

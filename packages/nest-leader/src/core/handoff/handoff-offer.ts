@@ -100,6 +100,16 @@ function isLive(record: LeaseRecord, offer: LeaseHandoffOffer): boolean {
   );
 }
 
+/** The live offer on `record`, not accepted yet, to `identity` (any incarnation). */
+function liveOfferTo(
+  record: LeaseRecord | undefined,
+  identity: string,
+): LeaseHandoffOffer | undefined {
+  const offer = record?.handoffOffer;
+  if (offer === undefined || offer.to !== identity || offer.accepted) return undefined;
+  return isLive(record!, offer) ? offer : undefined;
+}
+
 /**
  * True when `record` carries a live offer, not accepted yet, to `identity` started at
  * `startedAt` (its advertisement's start): an offer naming another start was earned by another
@@ -111,14 +121,8 @@ export function isOpenOfferTo(
   identity: string,
   startedAt: Date | undefined,
 ): boolean {
-  const offer = record?.handoffOffer;
-  return (
-    offer !== undefined &&
-    offer.to === identity &&
-    !offer.accepted &&
-    isLive(record!, offer) &&
-    (offer.toStartedAt === undefined || offer.toStartedAt.getTime() === startedAt?.getTime())
-  );
+  const offer = liveOfferTo(record, identity);
+  return offer !== undefined && !namesOtherIncarnation(offer, startedAt);
 }
 
 /**
@@ -130,10 +134,14 @@ export function offerToOtherIncarnation(
   identity: string,
   startedAt: Date | undefined,
 ): Date | undefined {
-  const offer = record?.handoffOffer;
-  if (offer?.toStartedAt === undefined || offer.to !== identity || offer.accepted) return undefined;
-  if (!isLive(record!, offer) || isOpenOfferTo(record, identity, startedAt)) return undefined;
-  return offer.toStartedAt;
+  const offer = liveOfferTo(record, identity);
+  return offer !== undefined && namesOtherIncarnation(offer, startedAt)
+    ? offer.toStartedAt
+    : undefined;
+}
+
+function namesOtherIncarnation(offer: LeaseHandoffOffer, startedAt: Date | undefined): boolean {
+  return offer.toStartedAt !== undefined && offer.toStartedAt.getTime() !== startedAt?.getTime();
 }
 
 /**
