@@ -21,6 +21,7 @@ import { killContainer, setContainerFrozen, setEgressDrop } from '../support/con
 import type { DemoDeployment, PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
 import {
+  apiServerClusterIp,
   restartNodeComponent,
   setNodeComponentPaused,
   waitForApiServerFromPods,
@@ -182,17 +183,7 @@ export async function applyPodFault(
     }
     case 'partition': {
       assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
-      const apiServer = (
-        await cluster.kubectl(
-          'get',
-          'service',
-          'kubernetes',
-          '-n',
-          'default',
-          '-o',
-          'jsonpath={.spec.clusterIP}',
-        )
-      ).trim();
+      const apiServer = await apiServerClusterIp(cluster);
       const startedAt = performance.now();
       await setEgressDrop(cluster, leader.containerId, apiServer, true);
       try {
@@ -244,15 +235,7 @@ export async function applyPodFault(
       // As a power loss: every app container dies at once, without its stop path; then the
       // node's components restart, the API server on its kept etcd data (the Lease's history).
       const pods = await demo.pods();
-      const clusterIp = await cluster.kubectl(
-        'get',
-        'service',
-        'kubernetes',
-        '-n',
-        'default',
-        '-o',
-        'jsonpath={.spec.clusterIP}',
-      );
+      const clusterIp = await apiServerClusterIp(cluster);
       const killAt = Date.now();
       for (const p of pods) {
         if (!p.containerId) continue;

@@ -1,7 +1,9 @@
 /**
  * Faults a test of the cluster tier applies to the node's own components (scripts/cluster.sh
  * runs them and keeps each one's pid in `<stateDir>/pids/<name>`): restart one (the script
- * stops and starts it on request), or stop and continue one with SIGSTOP / SIGCONT.
+ * stops and starts it on request), or stop and continue one with SIGSTOP / SIGCONT; and the
+ * API server as the pods reach it (its ClusterIP, `/readyz` from a pod's network namespace),
+ * to time a restart by.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -58,6 +60,20 @@ export function setNodeComponentPaused(
   paused: boolean,
 ): void {
   process.kill(nodeComponentPid(cluster, name), paused ? 'SIGSTOP' : 'SIGCONT');
+}
+
+/** The kubernetes Service's ClusterIP: the address the pods reach the API server on. */
+export async function apiServerClusterIp(cluster: NodeCluster): Promise<string> {
+  const ip = await cluster.kubectl(
+    'get',
+    'service',
+    'kubernetes',
+    '-n',
+    'default',
+    '-o',
+    'jsonpath={.spec.clusterIP}',
+  );
+  return ip.trim();
 }
 
 /**
