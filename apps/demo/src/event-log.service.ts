@@ -23,17 +23,24 @@ export class EventLog {
   /**
    * Records one execution of leader-only work. Call it from inside a `@LeaderOnly()`
    * method: the line carries the term the invocation started under (its fencing token).
+   * Its time is taken before the term's call-time check, as a unit of {@link termWork}: a
+   * pause between the call's admission and the line (a container frozen there, pod chaos seed
+   * 3341, round 23) ends here, and the work with it, instead of recording work stamped after
+   * the term ended.
+   * @throws LeaderTermEndedError when the term has ended (the work does not happen).
    */
   leaderWork(task: LeaderTask): LeaderWorkEvent {
+    const at = new Date();
     const term = currentTerm();
     if (!term) throw new Error(`leader-work "${task}" recorded outside a @LeaderOnly() invocation`);
+    term.throwIfEnded();
     const slot = currentSlot();
     const event: LeaderWorkEvent = {
       event: 'leader-work',
       task,
       identity: this.leader.identity,
       leaseTransitions: term.leaseTransitions,
-      at: new Date().toISOString(),
+      at: at.toISOString(),
       ...(slot && { slot: slot.scheduledAt.toISOString() }),
     };
     this.write(event);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { LeaderOnly } from 'nest-leader';
+import { currentTerm, LeaderOnly } from 'nest-leader';
 import { RECONCILE_INTERVAL_MS } from '../demo.constants.js';
 import { EventLog } from '../event-log.service.js';
 
@@ -12,6 +12,13 @@ export class Reconciler {
   @Interval('reconcile', RECONCILE_INTERVAL_MS)
   @LeaderOnly()
   reconcile(): void {
-    this.events.leaderWork('reconcile');
+    try {
+      this.events.leaderWork('reconcile');
+    } catch (error) {
+      // The term ended between the tick's admission and the work (the process was paused
+      // there): no work, as it should be — not an error to crash the interval's timer with.
+      if (currentTerm()?.signal.aborted) return;
+      throw error;
+    }
   }
 }
