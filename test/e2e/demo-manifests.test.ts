@@ -27,13 +27,9 @@ import {
   DEMO_SERVICE_ACCOUNT,
   loadDemoManifests,
 } from '@nest-leader/demo/launcher/demo-manifests';
-import {
-  DEFAULT_LEASE_DURATION_SECONDS,
-  DEFAULT_RETRY_PERIOD_SECONDS,
-  defaultNewerTemplateSettleSeconds,
-} from 'nest-leader/core';
 import { POD_DELETION_COST_ANNOTATION } from 'nest-leader/observability';
 import { getTestCluster, kubeConfigFor } from '../support/cluster.js';
+import { manifestTimings } from '../chaos/pod-fault-kinds.js';
 
 function only<T extends KubernetesObject>(objects: KubernetesObject[], kind: string): T {
   const found = objects.filter((o) => o.kind === kind);
@@ -206,21 +202,15 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     // A never-healthy pod stays advertised until its liveness kill; were the settle time
     // (newerTemplateSettleSeconds) shorter, the leader would yield to it and the Lease would
     // go there and back (pod chaos seed 3321, 2026-12-02: settle 30 s, liveness 32 s).
-    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value]));
-    const seconds = (name: string, fallback: number) =>
-      env[name] === undefined ? fallback : Number(env[name]);
-    const settleSeconds =
-      env.NEWER_TEMPLATE_SETTLE_SECONDS === undefined
-        ? defaultNewerTemplateSettleSeconds(
-            seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_DURATION_SECONDS),
-          )
-        : Number(env.NEWER_TEMPLATE_SETTLE_SECONDS);
+    // The manifests' env values, else the library's defaults (its settle at their lease).
+    const timings = manifestTimings();
+    const settleSeconds = timings.newerTemplateSettleMs / 1000;
     const liveness = container.livenessProbe!;
     const livenessBudgetSeconds =
       (liveness.periodSeconds ?? 10) * (liveness.failureThreshold ?? 3) +
       (liveness.timeoutSeconds ?? 1);
     // The kill's SIGTERM and the withdrawal it writes reach the leader at its next renewal.
-    const seenSeconds = 2 * seconds('RETRY_PERIOD_SECONDS', DEFAULT_RETRY_PERIOD_SECONDS);
+    const seenSeconds = (2 * timings.retryPeriodMs) / 1000;
     assert.ok(
       settleSeconds > livenessBudgetSeconds + seenSeconds,
       `settle ${settleSeconds} s > liveness ${livenessBudgetSeconds} s + ${seenSeconds} s`,
