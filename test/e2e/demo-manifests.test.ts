@@ -119,7 +119,7 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
     assert.deepEqual([...new Set(exempted)], [POD_DELETION_COST_ANNOTATION]);
   });
 
-  it("grants get/list/watch/create/update on the namespace's leases (the sharded election's member Leases have no fixed names), create on events, patch on pods, to the demo ServiceAccount", () => {
+  it("grants get/list/watch/create/update on the namespace's leases (the sharded election's member Leases have no fixed names), create on events, get and patch on pods, to the demo ServiceAccount", () => {
     const role = only<V1Role>(objects, 'Role');
     assert.equal(role.metadata!.namespace, DEMO_NAMESPACE, 'a Role: the verbs reach one namespace');
     assert.deepEqual(role.rules, [
@@ -129,7 +129,7 @@ describe('apps/demo/deploy', { timeout: 60_000 }, () => {
         verbs: ['get', 'list', 'watch', 'create', 'update'],
       },
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create'] },
-      { apiGroups: [''], resources: ['pods'], verbs: ['patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'patch'] },
     ]);
     // (deepEqual is strict: the lease rule has no resourceNames, and no delete or patch.)
     const roleText = readFileSync(join(DEMO_DEPLOY_DIR, 'role.yaml'), 'utf8');

@@ -28,7 +28,7 @@ export interface DemoServiceAccount {
   name: string;
   /** `system:serviceaccount:<namespace>:<name>`. */
   username: string;
-  /** The verbs its Role grants on leases (it also grants create on events, patch on pods). */
+  /** The verbs its Role grants on leases (it also grants create on events, get and patch on pods). */
   verbs: string[];
   kubeConfig: KubeConfig;
   /** A kubeconfig file for child processes (KUBECONFIG). */

@@ -144,6 +144,7 @@ export const electionOptionRules = {
   podTemplateHash: (maxLength: number) =>
     `must be a label value: 1 to ${maxLength} letters, digits, '-', '_' or '.', starting and ` +
     "ending with a letter or digit (the pod's pod-template-hash label)",
+  podCreationTimestamp: "must be a valid Date (the pod's metadata.creationTimestamp)",
   priority: 'must be a whole number from -2147483648 to 2147483647 (higher is preferred)',
   coordinated: (identity: string) =>
     `must be a candidacy (e.g. a LeaseCandidateRegistration) whose identity is this ` +

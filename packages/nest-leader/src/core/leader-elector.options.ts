@@ -183,6 +183,17 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    */
   podTemplateHash?: string;
   /**
+   * When this candidate's Pod was created (its `metadata.creationTimestamp`). Advertised beside
+   * `podTemplateHash` and used to date the pod's template when a leader looks for a newer one
+   * (`newestTemplate`): unlike the elector's start, a container restart does not renew it, so
+   * an old pod whose container restarts during a rollout does not make the old template look
+   * newest. Without it the template is dated by the candidates' starts. `LeaderModule` reads
+   * it from the API server at startup (one `get` of the pod `POD_NAME` in `POD_NAMESPACE`)
+   * when the lock is a Lease and a `podTemplateHash` is set. A valid `Date`; a time after
+   * this elector's creation (clock skew) is advertised as that creation.
+   */
+  podCreationTimestamp?: Date;
+  /**
    * This candidate's priority when a leader chooses whom to hand off to: higher is preferred,
    * after the pod template (the order: `preferredCandidate`).
    * A whole number in the int32 range. Default 0. A candidate advertises itself (one write at
@@ -405,6 +416,22 @@ function validatePodTemplateHash(value: unknown): string | undefined {
 }
 
 /**
+ * Checks `podCreationTimestamp` (see {@link LeaderElectorOptions.podCreationTimestamp}).
+ * @throws InvalidLeaderElectionOptionError naming `podCreationTimestamp`.
+ */
+function validatePodCreationTimestamp(value: unknown): Date | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw new InvalidLeaderElectionOptionError(
+      'podCreationTimestamp',
+      electionOptionRules.podCreationTimestamp,
+      value,
+    );
+  }
+  return value;
+}
+
+/**
  * Checks `priority` (see {@link LeaderElectorOptions.priority}).
  * @throws InvalidLeaderElectionOptionError naming `priority`.
  */
@@ -474,6 +501,7 @@ export const LEADER_ELECTOR_OPTION_KINDS = Object.freeze({
   random: 'wiring',
   scheduleLedger: 'wiring',
   podTemplateHash: 'setting',
+  podCreationTimestamp: 'setting',
   priority: 'setting',
   handoffOnStop: 'setting',
   yieldToHigherPriority: 'setting',
@@ -527,7 +555,7 @@ export interface ResolvedLeaderElectorOptions {
   scheduleLedger: ScheduleLedgerWriter | undefined;
   /**
    * What this candidate advertises (`podTemplateHash`, `priority`, `startedAt` = the
-   * elector's creation on its clock); `undefined` when it has neither a hash nor a priority,
+   * elector's creation on its clock, `podCreationTimestamp`); `undefined` when it has neither a hash nor a priority,
    * or the lock does not store advertisements.
    */
   advertisement: AdvertisedCandidate | undefined;
@@ -623,11 +651,18 @@ export function resolveLeaderElectorOptions(
   const podTemplateHash = validatePodTemplateHash(
     options.podTemplateHash ?? (process.env.POD_TEMPLATE_HASH || undefined),
   );
+  const podCreationTimestamp = validatePodCreationTimestamp(options.podCreationTimestamp);
   const priority = validatePriority(options.priority);
   let advertisement: AdvertisedCandidate | undefined;
   if (lock.storesCandidates === true && (podTemplateHash !== undefined || priority !== undefined)) {
-    advertisement = { identity, priority: priority ?? 0, startedAt: clock.wallNow() };
+    const startedAt = clock.wallNow();
+    advertisement = { identity, priority: priority ?? 0, startedAt };
     if (podTemplateHash !== undefined) advertisement.podTemplateHash = podTemplateHash;
+    if (podCreationTimestamp !== undefined) {
+      advertisement.podCreationTimestamp = new Date(
+        Math.min(podCreationTimestamp.getTime(), startedAt.getTime()),
+      );
+    }
   }
   const coordinated = options.coordinated;
   if (

@@ -28,6 +28,12 @@ export interface AdvertisedCandidate {
   priority: number;
   /** When the candidate started (wall clock, its elector's creation). */
   startedAt: Date;
+  /**
+   * When the candidate's Pod was created (its `metadata.creationTimestamp`): unlike
+   * `startedAt`, a container restart does not renew it, so it dates the pod's template
+   * (`newestTemplate`). `undefined` when unknown (not read, or not a pod).
+   */
+  podCreationTimestamp?: Date;
 }
 
 /**
@@ -64,15 +70,29 @@ export function parseAdvertisedCandidates(value: unknown): AdvertisedCandidate[]
 
 function parseEntry(entry: unknown): AdvertisedCandidate | undefined {
   if (typeof entry !== 'object' || entry === null) return undefined;
-  const { identity, podTemplateHash, startedAt } = entry as Record<string, unknown>;
+  const { identity, podTemplateHash, startedAt, podCreationTimestamp } = entry as Record<
+    string,
+    unknown
+  >;
   const priority = clampPriority((entry as Record<string, unknown>).priority);
   if (!isCandidateIdentity(identity) || priority === undefined) return undefined;
-  if (typeof startedAt !== 'string' && !(startedAt instanceof Date)) return undefined;
-  const started = new Date(startedAt);
-  if (Number.isNaN(started.getTime())) return undefined;
-  const candidate: AdvertisedCandidate = { identity, priority, startedAt: clampStartedAt(started) };
+  const started = parseTime(startedAt);
+  if (!started) return undefined;
+  const candidate: AdvertisedCandidate = { identity, priority, startedAt: started };
   if (isPodTemplateHash(podTemplateHash)) candidate.podTemplateHash = podTemplateHash;
+  const created = parseTime(podCreationTimestamp);
+  // A pod is created before its container starts: a later time is not believed.
+  if (created && created.getTime() <= candidate.startedAt.getTime()) {
+    candidate.podCreationTimestamp = created;
+  }
   return candidate;
+}
+
+/** A stored time (ISO 8601 text or a `Date`), clamped; `undefined` when not one. */
+function parseTime(value: unknown): Date | undefined {
+  if (typeof value !== 'string' && !(value instanceof Date)) return undefined;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? undefined : clampStartedAt(time);
 }
 
 /** The JSON text stored for `candidates` (times as ISO 8601). */
@@ -84,5 +104,9 @@ export function formatAdvertisedCandidates(candidates: readonly AdvertisedCandid
 export function copyAdvertisedCandidates(
   candidates: readonly AdvertisedCandidate[],
 ): AdvertisedCandidate[] {
-  return candidates.map((c) => ({ ...c, startedAt: new Date(c.startedAt.getTime()) }));
+  return candidates.map((c) => {
+    const copy = { ...c, startedAt: new Date(c.startedAt.getTime()) };
+    if (c.podCreationTimestamp) copy.podCreationTimestamp = new Date(c.podCreationTimestamp);
+    return copy;
+  });
 }

@@ -91,5 +91,19 @@ export const nestMessages = {
   nonStaticHandler: (handler: string) =>
     `Cannot register leadership event handler ${handler}: it is defined in a request-scoped or ` +
     'transient provider.',
+  podCreationUnknown: (
+    election: string,
+    podName: string | undefined,
+    namespace: string | undefined,
+  ) =>
+    `Election "${election}" advertises a pod template but cannot name its Pod to read its ` +
+    `creationTimestamp (POD_NAME ${podName ? quoted(podName) : 'unset'}, POD_NAMESPACE ` +
+    `${namespace ? quoted(namespace) : 'unset'}; set both from the downward API, or pass ` +
+    'podCreationTimestamp): its template is dated by its container start, so during a ' +
+    'rollout an old pod whose container restarts may look like the newest template.',
+  podCreationReadFailed: (election: string, error: unknown) =>
+    `Election "${election}" could not read its Pod's creationTimestamp (${errorText(error)}); ` +
+    'its template is dated by its container start, so during a rollout an old pod whose ' +
+    'container restarts may look like the newest template. Or pass podCreationTimestamp.',
   verifyRule: "must be 'before' or 'before-and-after' (or absent: no verification)",
 } as const;

@@ -14,10 +14,10 @@ export { MAX_ADVERTISED_CANDIDATES } from '../../locks/peer-bounds.js';
  * The candidate to hand off to, or `undefined` when no one but `self` advertised. The
  * preference, in order:
  * 1. a candidate of the **newest pod template**: templates (candidates with the same
- *    `podTemplateHash`) are ranked by the earliest start among their candidates, latest first.
- *    During a rollout the new template's first pod starts after the rollout began, while every
- *    older template still has a candidate that started before (restarts of old pods do not
- *    make their template look new). Candidates without a hash rank below every template;
+ *    `podTemplateHash`) are ranked by the earliest pod among their candidates, latest first
+ *    (see `newestTemplate`). During a rollout the new template's first pod is created
+ *    after the rollout began, while every older template's pods were created before. Candidates
+ *    without a hash rank below every template;
  * 2. then the higher `priority`;
  * 3. then the earliest `startedAt` (the pod that has run longest is the least likely to be the
  *    next one replaced, and the most likely to be ready);
@@ -51,17 +51,21 @@ export function higherPriorityCandidate(
 }
 
 /**
- * The `podTemplateHash` whose earliest-started candidate started last; ties by the hash.
+ * The `podTemplateHash` whose earliest candidate is the latest; ties by the hash. A
+ * candidate's age is its pod's `podCreationTimestamp`, else its `startedAt`: a container
+ * restart renews `startedAt` but not the pod — an old template's pod whose container restarts
+ * after a rollout's first new pod started must not make the old template look newest (its
+ * leader would then never yield, and the rollout would wait on it for good).
  * `undefined` when no candidate has a hash.
  */
 export function newestTemplate(candidates: readonly AdvertisedCandidate[]): string | undefined {
   const firstStartMs = new Map<string, number>();
-  for (const { podTemplateHash, startedAt } of candidates) {
+  for (const candidate of candidates) {
+    const { podTemplateHash } = candidate;
     if (podTemplateHash === undefined) continue;
+    const ageMs = (candidate.podCreationTimestamp ?? candidate.startedAt).getTime();
     const known = firstStartMs.get(podTemplateHash);
-    if (known === undefined || startedAt.getTime() < known) {
-      firstStartMs.set(podTemplateHash, startedAt.getTime());
-    }
+    if (known === undefined || ageMs < known) firstStartMs.set(podTemplateHash, ageMs);
   }
   let newest: { hash: string; firstStartMs: number } | undefined;
   for (const [hash, startMs] of firstStartMs) {
@@ -126,7 +130,8 @@ export function advertises(
       c.identity === entry.identity &&
       c.podTemplateHash === entry.podTemplateHash &&
       c.priority === entry.priority &&
-      c.startedAt.getTime() === entry.startedAt.getTime(),
+      c.startedAt.getTime() === entry.startedAt.getTime() &&
+      c.podCreationTimestamp?.getTime() === entry.podCreationTimestamp?.getTime(),
   );
 }
 

@@ -28,6 +28,7 @@ import {
 import { buildElectionLock, describeElectionLock } from './election-lock.factory.js';
 import { toElectorSettings, withModuleOptionNames } from './election-options.mapping.js';
 import { resolveElectionOptions } from './election-options.resolver.js';
+import { lookUpPodCreationTimestamp } from './pod-creation-timestamp.lookup.js';
 import type { ManagedElector, ResolvedElectionOptions } from './elections.interfaces.js';
 import { LeaderElectionService } from './leader-election.service.js';
 import type { RegisteredElection } from './registered-election.interfaces.js';
@@ -56,7 +57,8 @@ export function electionExports(name: string): (string | typeof LeaderElectionSe
 /**
  * The providers of one election, each under a token of its own, built in this order: options
  * (the user's, given under {@link getElectionGivenOptionsToken}, over `forRoot()`'s), lock,
- * observer, orchestrator and its callbacks, elector, service, and the registration that makes
+ * observer, orchestrator and its callbacks, elector (after reading its pod's creation time,
+ * see `lookUpPodCreationTimestamp`), service, and the registration that makes
  * the election known to the application. Any of the public ones can be replaced through Nest
  * DI by a provider with the same token added after these.
  */
@@ -113,20 +115,22 @@ export function createElectionProviders(name: string): Provider[] {
         getElectionCallbacksToken(name),
         scheduleToken(name),
       ],
-      useFactory: (
+      useFactory: async (
         options: ResolvedElectionOptions,
         lock: ResourceLock,
         observer: ElectionObserverWithExtras,
         callbacks: LeaderCallbacks,
         schedule: ScheduleLedgerKeeper,
-      ): ManagedElector =>
-        withModuleOptionNames(
+      ): Promise<ManagedElector> => {
+        const podCreationTimestamp = await lookUpPodCreationTimestamp(options, lock, logger);
+        return withModuleOptionNames(
           name,
           'elector',
           () =>
             new LeaderElector({
               ...toElectorSettings(options),
               ...options.timings,
+              podCreationTimestamp,
               name,
               lock,
               logger: toElectionLogger(logger),
@@ -134,7 +138,8 @@ export function createElectionProviders(name: string): Provider[] {
               callbacks,
               scheduleLedger: schedule.writer,
             }),
-        ),
+        );
+      },
     },
     {
       provide: getLeaderElectionToken(name),

@@ -40,6 +40,28 @@ describe('preferredCandidate: whom a leader hands off to', () => {
     assert.equal(preferredCandidate(candidates, 'old-0')?.identity, 'new-1');
   });
 
+  test("a rollout's only old pod restarted after the new template's first pod started (pod chaos seed 3344): its pod's creation, not its restart, dates the old template", () => {
+    // The old leader's container was killed and restarted 0.2 s after the first new pod
+    // started; the other old pods were gone. Its pod was created at 10:00.
+    const restarted = { ...c('old-leader', 31, 'aaa'), podCreationTimestamp: c('', 0).startedAt };
+    const candidates = [restarted, c('new-1', 30, 'bbb'), c('new-2', 32, 'bbb')];
+    assert.equal(newestTemplate(candidates), 'bbb');
+    assert.equal(preferredCandidate(candidates, 'x')?.identity, 'new-1');
+    // Without the pod's creation, its restart makes the old template look newest: the defect.
+    const { podCreationTimestamp: _, ...undated } = restarted;
+    assert.equal(newestTemplate([undated, c('new-1', 30, 'bbb'), c('new-2', 32, 'bbb')]), 'aaa');
+  });
+
+  test("a new template's pods are dated by their creation too: a late-created new pod keeps its template newest", () => {
+    const created = (min: number) => c('', min).startedAt;
+    const candidates = [
+      { ...c('old-1', 5, 'aaa'), podCreationTimestamp: created(0) },
+      { ...c('new-1', 31, 'bbb'), podCreationTimestamp: created(30) },
+      c('new-2', 32, 'bbb'),
+    ];
+    assert.equal(newestTemplate(candidates), 'bbb');
+  });
+
   test('within the newest template, the higher priority wins over the earlier start', () => {
     const candidates = [c('new-1', 30, 'bbb', 0), c('new-2', 40, 'bbb', 5), c('old', 0, 'aaa', 9)];
     assert.equal(preferredCandidate(candidates, 'x')?.identity, 'new-2');

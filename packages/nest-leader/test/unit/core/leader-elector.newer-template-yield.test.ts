@@ -29,6 +29,10 @@ function pod(identity: string, w: World, options: Partial<LeaderElectorOptions>)
     crash: () => {
       link.latencyMs = 1e12;
     },
+    /** Every request answered `ms` after it was sent, from now on. */
+    slow: (ms: number) => {
+      link.latencyMs = ms;
+    },
   };
 }
 
@@ -79,6 +83,50 @@ describe('LeaderElector: yieldToNewerTemplate (a running leader hands over to a 
     assert.equal(transitions(w), 1);
     await stopAll(w, leader.elector, peer.elector, newPod.elector);
   });
+
+  for (const dated of [true, false]) {
+    test(`the only old pod's container restarts after the rollout's first new pod started (pod chaos seed 3344), ${dated ? 'dated by its pod: it still yields to the new template' : 'without its pod creation time: it never yields (the defect, kept as the fallback)'}`, async () => {
+      const w = world();
+      const podCreated = (): Date | undefined => (dated ? w.clock.wallNow() : undefined);
+      const oldCreated = podCreated();
+      const old = pod('old-1', w, { podTemplateHash: 'aaa', podCreationTimestamp: oldCreated });
+      await w.clock.advance(s(60));
+      assert.equal(holder(w), 'old-1');
+      const newPod = pod('new-1', w, {
+        podTemplateHash: 'bbb',
+        podCreationTimestamp: podCreated(),
+      });
+      // SIGKILL; the kubelet restarts the container in the same pod 0.2 s later. new-1's
+      // requests are slowed down until the Lease is taken over, so that the restarted
+      // container takes it, as in seed 3344.
+      await w.clock.advance(200);
+      old.crash();
+      newPod.slow(s(5));
+      const restarted = pod('old-1', w, {
+        podTemplateHash: 'aaa',
+        podCreationTimestamp: oldCreated,
+      });
+      // The Lease expires (15 s): the restarted container takes it over.
+      await w.clock.advance(s(20));
+      assert.equal(transitions(w), 1, 'taken over once');
+      assert.equal(holder(w), 'old-1');
+      assert.equal(restarted.elector.isLeader(), true);
+      newPod.slow(0);
+
+      await w.clock.advance(SETTLE_MS + s(30));
+      const expected = dated ? 'new-1' : 'old-1';
+      assert.equal(
+        holder(w),
+        expected,
+        dated ? 'yielded to the new template' : 'the old template looks newest: no yield',
+      );
+      if (dated) assert.deepEqual(newPod.reasons, ['preferred']);
+      await w.clock.advance(s(120));
+      assert.equal(holder(w), expected, 'and keeps leading: no yield back and forth');
+      assert.ok(transitions(w) <= 2, `${transitions(w)} transitions`);
+      await stopAll(w, restarted.elector, newPod.elector);
+    });
+  }
 
   test('a settled new pod that died is offered the Lease, never handed it: the leader leads on', async () => {
     const w = world();

@@ -208,6 +208,47 @@ describe('LeaderElector options', () => {
     rejects({ onLost: 'exit' as 'stop' }, 'onLost', /'recampaign' or 'stop'/);
   });
 
+  test('rejects a podCreationTimestamp that is not a valid Date', () => {
+    rejects(
+      { podCreationTimestamp: 'yesterday' as unknown as Date },
+      'podCreationTimestamp',
+      /valid Date/,
+    );
+    rejects({ podCreationTimestamp: new Date(NaN) }, 'podCreationTimestamp', /valid Date/);
+  });
+
+  test('podCreationTimestamp is advertised beside the start; one after the start (clock skew) as the start', async () => {
+    const clock = new ManualClock();
+    const lock = new MemoryLock({ name: 'test' });
+    const started = clock.wallNow();
+    const early = new LeaderElector({
+      lock,
+      clock,
+      identity: 'early',
+      podTemplateHash: 'aaa',
+      podCreationTimestamp: new Date(started.getTime() - 60_000),
+    });
+    const skewed = new LeaderElector({
+      lock,
+      clock,
+      identity: 'skewed',
+      podTemplateHash: 'aaa',
+      podCreationTimestamp: new Date(started.getTime() + 3_000),
+    });
+    early.start();
+    skewed.start();
+    await clock.advance(5_000);
+    const byIdentity = new Map(lock.read()!.record.candidates!.map((c) => [c.identity, c]));
+    assert.equal(
+      byIdentity.get('early')?.podCreationTimestamp?.getTime(),
+      started.getTime() - 60_000,
+    );
+    assert.equal(byIdentity.get('skewed')?.podCreationTimestamp?.getTime(), started.getTime());
+    const stopping = Promise.all([early.stop(), skewed.stop()]);
+    await clock.advance(20_000);
+    await stopping;
+  });
+
   test('construction does not touch the lock', () => {
     const lock = new MemoryLock();
     new LeaderElector({ lock, identity: 'a' });

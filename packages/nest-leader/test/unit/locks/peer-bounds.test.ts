@@ -53,6 +53,23 @@ describe('annotations written by a hostile peer are bounded on read', () => {
     );
   });
 
+  test('podCreationTimestamp: kept when a time no later than startedAt, clamped; a later or invalid one is dropped', () => {
+    const [kept, later, invalid, old] = parseAdvertisedCandidates([
+      entry('kept', { podCreationTimestamp: '2026-01-30T09:59:00Z' }),
+      entry('later', { podCreationTimestamp: '2026-01-30T10:00:01Z' }),
+      entry('invalid', { podCreationTimestamp: { $gt: '' } }),
+      entry('old', { podCreationTimestamp: '1900-01-01T00:00:00Z' }),
+    ])!;
+    assert.equal(kept!.podCreationTimestamp?.toISOString(), '2026-01-30T09:59:00.000Z');
+    assert.equal(later!.podCreationTimestamp, undefined);
+    assert.equal(invalid!.podCreationTimestamp, undefined);
+    assert.equal(old!.podCreationTimestamp?.toISOString(), '2000-01-01T00:00:00.000Z');
+    assert.deepEqual(
+      [kept, later, invalid, old].map((c) => c!.identity),
+      ['kept', 'later', 'invalid', 'old'],
+    );
+  });
+
   test('priorities are clamped to int32, times to 2000..2200; a hash that is no label value is dropped', () => {
     const [huge, tiny] = parseAdvertisedCandidates([
       entry('huge', { priority: 1e300, startedAt: '9999-01-01T00:00:00Z', podTemplateHash: 'a b' }),
