@@ -5,12 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { V1Lease } from '@kubernetes/client-node';
-import {
-  CANDIDATES_ANNOTATION,
-  parseAdvertisedCandidates,
-  preferredCandidate,
-} from 'nest-leader/core';
+import { preferredCandidate } from 'nest-leader/core';
 import {
   type BadTemplate,
   badDeployWatch,
@@ -27,6 +22,7 @@ import {
   waitForApiServerFromPods,
 } from '../support/node-components.js';
 import type { PodLogCollector } from '../support/pod-log-collector.js';
+import { advertisedCandidates } from '../support/pod-ghosts.js';
 import {
   apiStallMs,
   POD_MEASUREMENTS,
@@ -39,17 +35,7 @@ async function preferredFollower(
   demo: DemoDeployment,
   leader: string,
 ): Promise<string | undefined> {
-  const lease = await demo.cluster.getJson<V1Lease>(
-    'get',
-    'lease',
-    demo.namespace,
-    '-n',
-    demo.namespace,
-  );
-  const candidates = parseAdvertisedCandidates(
-    lease.metadata?.annotations?.[CANDIDATES_ANNOTATION],
-  );
-  return preferredCandidate(candidates, leader)?.identity;
+  return preferredCandidate(await advertisedCandidates(demo), leader)?.identity;
 }
 
 /** What applying a fault did, beyond the leader it targeted. */
@@ -229,6 +215,23 @@ export async function applyPodFault(
       const fresh = async () =>
         (await demo.pods()).map((p) => p.name).filter((name) => !before.has(name));
       await recordFirstUp(fresh, killAt, 'pod of the new template', context, measurements, notes);
+      return { notes, measurements };
+    }
+    case 'rollout-then-leader-kill': {
+      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
+      const before = new Set((await demo.pods()).map((p) => p.name));
+      await rolloutRestart(demo);
+      // Once a new pod has advertised, its process started before the leader's container
+      // restarts: the old template's only pod (maxUnavailable 2 of 3) then starts last.
+      await eventually(
+        async () =>
+          assert.ok(
+            (await advertisedCandidates(demo)).some((c) => !before.has(c.identity)),
+            'a new pod advertised',
+          ),
+        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 250 },
+      ).catch(() => notes.push(`no new pod advertised within ${REPLACEMENT_TIMEOUT_MS / 1000} s`));
+      await killContainer(cluster, leader.containerId);
       return { notes, measurements };
     }
     case 'cluster-restart': {

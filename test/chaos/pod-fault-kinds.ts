@@ -28,6 +28,7 @@ export const POD_FAULT_KINDS = [
   'apiserver-stall',
   'rollout-during-failover',
   'rollout-stale-entry',
+  'rollout-then-leader-kill',
   'bad-deploy-unpullable',
   'bad-deploy-crashloop',
   'bad-deploy-unhealthy',
@@ -329,6 +330,16 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
     reasoning:
       'the leader waits for a pod of the new template and hands to it (never to the stale entry): one handoff per transition',
     boundMs: podHandoffBoundMs,
+  },
+  'rollout-then-leader-kill': {
+    kind: 'rollout-then-leader-kill',
+    action:
+      "kubectl rollout restart the Deployment and, once a new pod has advertised itself, SIGKILL the leader's container: the kubelet restarts it after the new pod started, the old template's only pod (pod chaos seed 3344)",
+    endsTerm: true,
+    boundFormula: 'L + J·R + W + S',
+    reasoning:
+      "no release: the new pods and the restarted old one take over leaseDuration after they last saw the record change; whoever does, the old template is older (dated by its pod's creation), so the rollout ends with a new pod leading after one graceful handover at most",
+    boundMs: crashMs,
   },
   'bad-deploy-unpullable': badDeploySpec(
     'bad-deploy-unpullable',

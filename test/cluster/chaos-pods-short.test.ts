@@ -26,7 +26,7 @@ import { UNSAFE_IDENTITY } from '../chaos/pod-positive-control.js';
 const SEED = 33;
 
 /**
- * The kinds of the short run: every kind but the two rollouts (each a round of a minute or
+ * The kinds of the short run: every kind but the three rollouts (each a round of a minute or
  * more: every pod replaced; they run in the long runs, `pnpm chaos --cluster`), containerd's
  * restart (the kubelet's stands for a node component restarting under running pods), the
  * cluster restart (a minute: the API server starts again) and the bad deploys (a minute or more each; the cluster tier's demo-pods test deploys the crashing
@@ -34,8 +34,7 @@ const SEED = 33;
  */
 const SHORT_RUN_KINDS = POD_FAULT_KINDS.filter(
   (kind) =>
-    kind !== 'rollout-during-failover' &&
-    kind !== 'rollout-stale-entry' &&
+    !kind.startsWith('rollout-') &&
     kind !== 'containerd-restart' &&
     kind !== 'cluster-restart' &&
     !kind.startsWith('bad-deploy-'),

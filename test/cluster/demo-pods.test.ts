@@ -382,6 +382,17 @@ describe(
       record('shards-first-election', { ...settled });
       assert.deepEqual(Object.values(settled.perPod).sort(), [5, 5, 6]);
       assertShardSafety(judgeShards(logs, 0, Date.now()));
+      // Each pod read its own creationTimestamp (RBAC get on pods) and advertises it: what
+      // dates its template when a container restarts during a rollout (seed 3344).
+      const pods = await demo.livePods();
+      const advertised = await advertisedCandidates(demo);
+      assert.deepEqual(
+        Object.fromEntries(
+          advertised.map((c) => [c.identity, c.podCreationTimestamp?.toISOString()]),
+        ),
+        Object.fromEntries(pods.map((p) => [p.name, p.createdAt])),
+        'every pod advertises its creationTimestamp',
+      );
     });
 
     it("least privilege: the NetworkPolicy and the admission policy are in force with the manifests; the demo's ServiceAccount may patch only role labels and pod-deletion-cost", async () => {
@@ -675,6 +686,65 @@ describe(
       });
       const leader = await assertRoutedToLeader(30_000);
       assert.equal(leader.name, figures.to, 'the rollout ended with the pod handed to');
+      assertNoOverlappingWork();
+    });
+
+    it("a rollout during which the old leader's container is SIGKILLed after the first new pod advertised (restarted later than that pod: pod chaos seed 3344): dated by its pod, the old template is older, and the rollout ends with a new pod leading", async (t) => {
+      if (!process.env.CLUSTER_LONG) return t.skip(LONG_MODE_ONLY);
+      const leader = await assertRoutedToLeader(30_000);
+      assert.ok(leader.containerId);
+      const oldPods = new Set((await demo.pods()).map((p) => p.name));
+      const { leaseTransitions } = await demo.leaseSpec();
+      const t0 = performance.now();
+      await cluster.kubectl('rollout', 'restart', `deployment/${ns}`, '-n', ns);
+      // maxUnavailable 2 of 3: the old standbys go at once, the leader is the old template's
+      // only pod. Once a new pod has advertised, its container started before the restart.
+      const firstNew = await eventually(
+        async () => {
+          const fresh = (await advertisedCandidates(demo)).find((c) => !oldPods.has(c.identity));
+          assert.ok(fresh, 'a new pod advertised');
+          return fresh;
+        },
+        { timeoutMs: 90_000, intervalMs: 200 },
+      );
+      await killContainer(cluster, leader.containerId);
+      const restarted = await eventually(
+        async () => {
+          const entry = (await advertisedCandidates(demo)).find(
+            (c) => c.identity === leader.name && c.startedAt > firstNew.startedAt,
+          );
+          assert.ok(entry, 'the restarted container advertised again');
+          return entry;
+        },
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+      const pod = (await demo.pods()).find((p) => p.name === leader.name);
+      assert.equal(
+        restarted.podCreationTimestamp?.toISOString(),
+        pod?.createdAt,
+        "the restarted container advertises its pod's creation, before the new pod's",
+      );
+      const takenBy = await eventually(
+        async () => {
+          const lease = await demo.leaseSpec();
+          assert.ok(lease.leaseTransitions > leaseTransitions, 'the expired Lease taken over');
+          return lease.holderIdentity;
+        },
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+      await eventually(async () => assert.ok(await demo.rolloutDone()), {
+        timeoutMs: 240_000,
+        intervalMs: 1_000,
+      });
+      const rolloutMs = Math.round(performance.now() - t0);
+      const after = await assertRoutedToLeader(30_000);
+      record('rollout-restarted-old-leader', {
+        oldLeader: leader.name,
+        takenBy: takenBy === leader.name ? 'the restarted old leader' : takenBy,
+        leader: after.name,
+        rolloutMs,
+      });
+      assert.ok(!oldPods.has(after.name), `a new pod leads: ${after.name}`);
       assertNoOverlappingWork();
     });
 

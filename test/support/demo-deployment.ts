@@ -26,6 +26,8 @@ export interface PodView {
   terminating: boolean;
   /** Its `pod-template-hash` label: the Deployment revision it runs. */
   templateHash: string | undefined;
+  /** Its `metadata.creationTimestamp` (ISO 8601, whole seconds). */
+  createdAt: string | undefined;
   /** Why the app container waits, if it does (`ErrImagePull`, `CrashLoopBackOff`, …). */
   waitingReason: string | undefined;
 }
@@ -102,6 +104,9 @@ export class DemoDeployment {
         role: pod.metadata!.labels?.['nest-leader/role'],
         terminating: Boolean(pod.metadata!.deletionTimestamp),
         templateHash: pod.metadata!.labels?.['pod-template-hash'],
+        createdAt: pod.metadata!.creationTimestamp
+          ? new Date(pod.metadata!.creationTimestamp).toISOString()
+          : undefined,
         waitingReason: status?.state?.waiting?.reason,
       };
     });
