@@ -334,7 +334,7 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
   'rollout-then-leader-kill': {
     kind: 'rollout-then-leader-kill',
     action:
-      "kubectl rollout restart the Deployment and, once a new pod has advertised itself, SIGKILL the leader's container: the kubelet restarts it after the new pod started, the old template's only pod (pod chaos seed 3344)",
+      "kubectl rollout restart the Deployment and, as soon as a new pod's container runs, SIGKILL the leader's container: the kubelet restarts it just after the new pod started, the old template's only pod, and either may take the expired Lease over (pod chaos seed 3344)",
     endsTerm: true,
     boundFormula: 'L + J·R + W + S',
     reasoning:

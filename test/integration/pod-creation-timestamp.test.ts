@@ -20,6 +20,7 @@ import {
 } from '../support/cluster.js';
 import { FAST_TIMINGS } from '../support/candidates.js';
 import { eventually } from '../support/eventually.js';
+import { createPodObject } from '../support/pod-objects.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -89,22 +90,7 @@ describe("LeaderModule advertises its Pod's creationTimestamp", { timeout: 60_00
   const apps: INestApplicationContext[] = [];
 
   before(async () => {
-    // A Pod object without a kubelet: it stays Pending, and its metadata is all we read.
-    await core
-      .createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'default' } } })
-      .catch((error: { code?: number }) => {
-        if (error.code !== 409) throw error;
-      });
-    const pod = await core.createNamespacedPod({
-      namespace,
-      body: {
-        metadata: { name: podName },
-        spec: {
-          automountServiceAccountToken: false,
-          containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
-        },
-      },
-    });
+    const pod = await createPodObject(core, namespace, podName);
     created = pod.metadata!.creationTimestamp!;
     // The API server keeps whole seconds: a process started in the same second must still
     // see a creation time at or before its start.

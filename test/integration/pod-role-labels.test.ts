@@ -25,6 +25,7 @@ import {
 import { grantLeaseAccess, grantRules } from '../support/rbac.js';
 import { eventually, found } from '../support/eventually.js';
 import { observedElector } from '../support/observed-candidate.js';
+import { createPodObject } from '../support/pod-objects.js';
 
 const cluster = getTestCluster();
 const namespace = cluster.namespace;
@@ -38,16 +39,7 @@ function podName(identity: string): string {
 }
 
 async function createPod(identity: string): Promise<void> {
-  await core.createNamespacedPod({
-    namespace,
-    body: {
-      metadata: { name: podName(identity), labels: { app } },
-      spec: {
-        automountServiceAccountToken: false,
-        containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
-      },
-    },
-  });
+  await createPodObject(core, namespace, podName(identity), { app });
 }
 
 /** Role label of each of this test's Pods, as `kubectl get pods -L nest-leader/role` shows it. */
@@ -100,13 +92,6 @@ describe('pod role labels', { timeout: 120_000 }, () => {
   let service: V1Service;
 
   before(async () => {
-    // Pods need their namespace's `default` ServiceAccount, which a cluster's service-account
-    // controller creates; our control plane runs no controllers.
-    await core
-      .createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'default' } } })
-      .catch((error: { code?: number }) => {
-        if (error.code !== 409) throw error;
-      });
     for (const identity of [...identities, 'dave']) await createPod(identity);
     for (const identity of identities) {
       await grantLeaseAccess(cluster, identity);
