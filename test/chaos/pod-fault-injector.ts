@@ -23,6 +23,7 @@ import {
 } from '../support/node-components.js';
 import type { PodLogCollector } from '../support/pod-log-collector.js';
 import { advertisedCandidates } from '../support/pod-ghosts.js';
+import { restartOldLeaderAfterNewPods } from '../support/rollout-wedge.js';
 import {
   apiStallMs,
   POD_MEASUREMENTS,
@@ -218,22 +219,22 @@ export async function applyPodFault(
       return { notes, measurements };
     }
     case 'rollout-then-leader-kill': {
-      assert.ok(leader.containerId, `the leader ${leader.name} has a container`);
       const before = new Set((await demo.pods()).map((p) => p.name));
       await rolloutRestart(demo);
-      // The kill as soon as a new pod's container runs: the restarted container (the old
-      // template's only pod: maxUnavailable 2 of 3) starts just after it, and both first read
-      // the Lease at about the same time, so either may take it over — as in seed 3344.
-      // (Once the new pods have watched the Lease for a while, they always win that race.)
-      await eventually(
-        async () =>
-          assert.ok(
-            (await demo.pods()).some((p) => !before.has(p.name) && p.running),
-            "a new pod's container runs",
-          ),
-        { timeoutMs: REPLACEMENT_TIMEOUT_MS, intervalMs: 100 },
-      ).catch(() => notes.push(`no new pod ran within ${REPLACEMENT_TIMEOUT_MS / 1000} s`));
-      await killContainer(cluster, leader.containerId);
+      try {
+        const { killAt, holder } = await restartOldLeaderAfterNewPods(
+          demo,
+          leader,
+          before,
+          token,
+          REPLACEMENT_TIMEOUT_MS,
+        );
+        if (holder !== leader.name) notes.push(`${holder}, not the restarted container, took over`);
+        const restarted = () => [leader.name];
+        await recordFirstUp(restarted, killAt, 'restarted container', context, measurements, notes);
+      } catch (error) {
+        notes.push(`rollout-then-leader-kill: ${(error as Error).message}`);
+      }
       return { notes, measurements };
     }
     case 'cluster-restart': {

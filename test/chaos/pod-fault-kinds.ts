@@ -118,6 +118,7 @@ export const POD_MEASUREMENTS = {
   stepDownMs: 'stepDownMs',
   /**
    * `rollout-during-failover`: from the kill to the first new pod's `replica-started` line;
+   * `rollout-then-leader-kill`: to the restarted leader container's;
    * `cluster-restart`: from the kill to the first container's `replica-started` after it, ms.
    */
   newPodUpMs: 'newPodUpMs',
@@ -334,12 +335,12 @@ export const POD_FAULT_SPECS: Record<PodFaultKind, PodFaultSpec> = {
   'rollout-then-leader-kill': {
     kind: 'rollout-then-leader-kill',
     action:
-      "kubectl rollout restart the Deployment and, as soon as a new pod's container runs, SIGKILL the leader's container: the kubelet restarts it just after the new pod started, the old template's only pod, and either may take the expired Lease over (pod chaos seed 3344)",
+      "kubectl rollout restart the Deployment; once a new pod advertised, hold the new pods off the API server (egress dropped in their network namespaces), SIGKILL the leader's container and let the new pods back once its restarted container — the old template's only pod, started after the new template's first pod — took the Lease over (pod chaos seed 3344's wedge)",
     endsTerm: true,
-    boundFormula: 'L + J·R + W + S',
+    boundFormula: 'U + L + 2·J·R + W + S (U: the kill to the restarted container up, measured)',
     reasoning:
-      "no release: the new pods and the restarted old one take over leaseDuration after they last saw the record change; whoever does, the old template is older (dated by its pod's creation), so the rollout ends with a new pod leading after one graceful handover at most",
-    boundMs: crashMs,
+      "no release, and only the restarted container can reach the API server: it sees the record at most J·R after it is up and takes over leaseDuration after that; then, its template dated by its pod's creation, it yields to the new template after the settle (one graceful handoff) and the rollout ends — dated by its restart, it would never yield (the round's settle would time out)",
+    boundMs: afterRestartMs,
   },
   'bad-deploy-unpullable': badDeploySpec(
     'bad-deploy-unpullable',

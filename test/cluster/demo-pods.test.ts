@@ -49,6 +49,7 @@ import {
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 import { ghostHandover, type GhostHandoverFigures } from '../support/ghost-handover.js';
 import { advertisedCandidates } from '../support/pod-ghosts.js';
+import { restartOldLeaderAfterNewPods } from '../support/rollout-wedge.js';
 import {
   assertShardSafety,
   judgeShards,
@@ -689,57 +690,35 @@ describe(
       assertNoOverlappingWork();
     });
 
-    it("a rollout during which the old leader's container is SIGKILLed as soon as a new pod's container runs (restarted just after it, the old template's only pod: pod chaos seed 3344): dated by its pod, the old template is older, and the rollout ends with a new pod leading", async (t) => {
+    it("a rollout during which the old leader's container restarts after the first new pod started and takes the Lease over (pod chaos seed 3344's wedge, test/support/rollout-wedge.ts): dated by its pod, the old template is older, the leader yields, and the rollout ends with a new pod leading", async (t) => {
       if (!process.env.CLUSTER_LONG) return t.skip(LONG_MODE_ONLY);
       const leader = await assertRoutedToLeader(30_000);
-      assert.ok(leader.containerId);
       const oldPods = new Set((await demo.pods()).map((p) => p.name));
       const { leaseTransitions } = await demo.leaseSpec();
       const t0 = performance.now();
       await cluster.kubectl('rollout', 'restart', `deployment/${ns}`, '-n', ns);
-      // maxUnavailable 2 of 3: the old standbys go at once, the leader is the old template's
-      // only pod. Killed as soon as a new pod runs, its restarted container and that pod first
-      // read the Lease at about the same time: either may take it over (the chaos kind
-      // rollout-then-leader-kill does the same).
-      await eventually(
-        async () =>
-          assert.ok(
-            (await demo.pods()).some((p) => !oldPods.has(p.name) && p.running),
-            "a new pod's container runs",
-          ),
-        { timeoutMs: 90_000, intervalMs: 100 },
+      const { killAt, holder } = await restartOldLeaderAfterNewPods(
+        demo,
+        leader,
+        oldPods,
+        leaseTransitions,
+        90_000,
       );
-      const killAt = Date.now();
-      await killContainer(cluster, leader.containerId);
-      const { restarted, firstNew } = await eventually(
-        async () => {
-          const advertised = await advertisedCandidates(demo);
-          const restarted = advertised.find(
-            (c) => c.identity === leader.name && c.startedAt.getTime() > killAt,
-          );
-          const fresh = advertised.filter((c) => !oldPods.has(c.identity));
-          assert.ok(
-            restarted && fresh.length > 0,
-            'the restarted container and a new pod advertised',
-          );
-          const firstNew = fresh.reduce((a, b) => (a.startedAt <= b.startedAt ? a : b));
-          return { restarted, firstNew };
-        },
-        { timeoutMs: 60_000, intervalMs: 250 },
+      assert.equal(holder, leader.name, 'the restarted container took the Lease over');
+      const advertised = await advertisedCandidates(demo);
+      const restarted = advertised.find((c) => c.identity === leader.name);
+      const newPods = advertised.filter((c) => !oldPods.has(c.identity));
+      assert.ok(restarted && restarted.startedAt.getTime() > killAt, 'it advertised again');
+      const firstNewStartMs = Math.min(...newPods.map((c) => c.startedAt.getTime()));
+      assert.ok(
+        restarted.startedAt.getTime() > firstNewStartMs,
+        "seed 3344's ordering: it started after the new template's first pod",
       );
       const pod = (await demo.pods()).find((p) => p.name === leader.name);
       assert.equal(
         restarted.podCreationTimestamp?.toISOString(),
         pod?.createdAt,
-        "the restarted container advertises its pod's creation, before the new pods'",
-      );
-      const takenBy = await eventually(
-        async () => {
-          const lease = await demo.leaseSpec();
-          assert.ok(lease.leaseTransitions > leaseTransitions, 'the expired Lease taken over');
-          return lease.holderIdentity;
-        },
-        { timeoutMs: 60_000, intervalMs: 250 },
+        "it advertises its pod's creation, before the new pods'",
       );
       await eventually(async () => assert.ok(await demo.rolloutDone()), {
         timeoutMs: 240_000,
@@ -749,8 +728,7 @@ describe(
       const after = await assertRoutedToLeader(30_000);
       record('rollout-restarted-old-leader', {
         oldLeader: leader.name,
-        restartedAfterFirstNewPodMs: restarted.startedAt.getTime() - firstNew.startedAt.getTime(),
-        takenBy: takenBy === leader.name ? 'the restarted old leader' : takenBy,
+        restartedAfterFirstNewPodMs: restarted.startedAt.getTime() - firstNewStartMs,
         leader: after.name,
         rolloutMs,
       });
