@@ -188,8 +188,9 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTimings> {
    * (`newestTemplate`): unlike the elector's start, a container restart does not renew it, so
    * an old pod whose container restarts during a rollout does not make the old template look
    * newest. Without it the template is dated by the candidates' starts. `LeaderModule` reads
-   * it from the API server at startup (one `get` of the pod `POD_NAME` in `POD_NAMESPACE`)
-   * when the lock is a Lease and a `podTemplateHash` is set. A valid `Date`; a time after
+   * it from the API server at startup (one `get` of the pod `POD_NAME` in `POD_NAMESPACE`,
+   * at most 5 s; RBAC `get` on `pods`) when the lock is a Lease and a `podTemplateHash` is
+   * set; when it cannot, it logs one warning and leaves it unset. A valid `Date`; a time after
    * this elector's creation (clock skew) is advertised as that creation.
    */
   podCreationTimestamp?: Date;
@@ -555,8 +556,8 @@ export interface ResolvedLeaderElectorOptions {
   scheduleLedger: ScheduleLedgerWriter | undefined;
   /**
    * What this candidate advertises (`podTemplateHash`, `priority`, `startedAt` = the
-   * elector's creation on its clock, `podCreationTimestamp`); `undefined` when it has neither a hash nor a priority,
-   * or the lock does not store advertisements.
+   * elector's creation on its clock, `podCreationTimestamp`); `undefined` when it has neither a
+   * hash nor a priority, or the lock does not store advertisements.
    */
   advertisement: AdvertisedCandidate | undefined;
   handoffOnStop: boolean;

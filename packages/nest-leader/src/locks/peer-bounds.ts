@@ -76,7 +76,10 @@ export function isStoredTransitions(value: unknown): value is number {
   );
 }
 
-/** Earliest and latest advertised time (`startedAt`, `podCreationTimestamp`) kept as read (ms since the epoch): 2000-01-01 to 2200-01-01. */
+/**
+ * Earliest and latest advertised time (`startedAt`, `podCreationTimestamp`) kept as read (ms
+ * since the epoch): 2000-01-01 to 2200-01-01.
+ */
 const STARTED_AT_RANGE_MS = [Date.UTC(2000, 0, 1), Date.UTC(2200, 0, 1)] as const;
 
 /** A valid stored time clamped to 2000-01-01 … 2200-01-01 (a copy). */
