@@ -14,6 +14,7 @@ import {
   DEFAULT_ROLE_LABEL_KEY as ROLE,
   LEADER_POD_DELETION_COST,
   POD_DELETION_COST_ANNOTATION,
+  POD_ROLE,
 } from 'nest-leader/observability';
 import { RecordingLogger } from 'nest-leader/testing';
 import {
@@ -22,7 +23,7 @@ import {
   kubeConfigFor,
   uniqueLeaseName,
 } from '../support/cluster.js';
-import { grantLeaseAccess, grantRules } from '../support/rbac.js';
+import { grantLeaseAccess, grantRules, revokeRules } from '../support/rbac.js';
 import { eventually, found } from '../support/eventually.js';
 import { observedElector } from '../support/observed-candidate.js';
 import { createPodObject } from '../support/pod-objects.js';
@@ -303,6 +304,42 @@ describe('pod role labels', { timeout: 120_000 }, () => {
       /Could not set the pod role label nest-leader\/role=standby: Cannot patch pods ".*-dave" .*forbidden \(HTTP 403\)/,
     );
     assert.match(warnings[0]!, /grant the pod's ServiceAccount the verb patch on pods/);
+    assert.match(warnings[0]!, /retried with backoff until it lands/);
     assert.equal((await roles())[podName('dave')], undefined);
+  });
+
+  test('RBAC granted while it leads: its own label lands at a retry (a failed own write is retried, not dropped)', async () => {
+    const logger = new RecordingLogger();
+    const labels = new PodRoleLabelObserver({
+      kubeConfig: kubeConfigFor(cluster, 'dave'),
+      podName: podName('dave'),
+      namespace,
+      logger,
+    });
+    const dave = observedElector(cluster, uniqueLeaseName('role-labels-retry'), 'dave', labels, {
+      identity: podName('dave'),
+    });
+    dave.start();
+    try {
+      await eventually(() => assert.ok(dave.isLeader(), 'dave leads'), {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+      });
+      await eventually(() => assert.equal(logger.messages('warn').length, 1, 'refused once'), {
+        timeoutMs: 10_000,
+      });
+      assert.equal((await roles())[podName('dave')], undefined, 'not labelled while refused');
+      const grantedAt = performance.now();
+      await grantRules(cluster, 'dave', 'pods', [PATCH_PODS]);
+      await eventually(
+        async () => assert.equal((await roles())[podName('dave')], POD_ROLE.leader),
+        { timeoutMs: 40_000, intervalMs: 250 },
+      );
+      console.log(`# label landed ${Math.round(performance.now() - grantedAt)} ms after the grant`);
+      assert.equal(logger.messages('warn').length, 1, 'the retries failed at debug level');
+    } finally {
+      await dave.stop();
+      await revokeRules(cluster, 'dave', 'pods');
+    }
   });
 });

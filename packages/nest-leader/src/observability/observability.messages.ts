@@ -58,9 +58,10 @@ export const observabilityMessages = {
   eventFailed: (lease: string, error: Error) =>
     `Could not record a Kubernetes Event on ${lease}: ${error.message} Leader election is ` +
     'unaffected; further failures of this kind are logged at debug level.',
-  podLabelFailed: (label: string, error: Error) =>
+  podLabelFailed: (label: string, error: Error, retried: boolean) =>
     `Could not set the pod role label ${label}: ${error.message} Leader election is ` +
-    'unaffected; further failures of this kind are logged at debug level.',
+    `unaffected${retried ? '; the write is retried with backoff until it lands' : ''}; ` +
+    'further failures of this kind are logged at debug level.',
   previousHolderNotAPodName: (holder: string) =>
     `Not relabelling the previous holder ${quoted(holder)} as standby: it is not a Pod name ` +
     '(a DNS-1123 subdomain), so it cannot be a Pod of this namespace. Leader election is ' +

@@ -37,6 +37,10 @@ export const POD_ROLE = { leader: 'leader', standby: 'standby' } as const;
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
 /** The leader's Pod's {@link POD_DELETION_COST_ANNOTATION}. */
 export const LEADER_POD_DELETION_COST = '1';
+/** The first retry of a failed write of this Pod's own label, ms; it doubles each time. */
+const OWN_LABEL_RETRY_BASE_MS = 1_000;
+/** The longest wait between two retries of this Pod's own label, ms. */
+const OWN_LABEL_RETRY_MAX_MS = 60_000;
 
 /** Default timeout of one PATCH, in ms. */
 export const DEFAULT_POD_LABEL_REQUEST_TIMEOUT_MS = 5_000;
@@ -72,7 +76,10 @@ export interface PodRoleLabelObserverOptions {
  *
  * Writes are JSON merge patches of `metadata.labels` (and that annotation), queued in order and sent in the
  * background: the election never waits for them and never fails because of them (failures are
- * logged once per kind). Await {@link flush} in `onStoppedLeading` to have the label flipped
+ * logged once per kind). A failed write of this Pod's own label (the API server unreachable, a
+ * timeout, RBAC granted late) is retried — after 1 s, doubling up to 60 s — until it lands or
+ * a newer role replaces it: without that, a leader whose `leader` PATCH failed once would stay
+ * unlabelled, and unrouted under label routing, for its whole term. Await {@link flush} in `onStoppedLeading` to have the label flipped
  * before the Lease is released.
  *
  * Windows. Two `leader` labels: never, as long as the new leader's PATCH of the previous
@@ -103,6 +110,11 @@ export class PodRoleLabelObserver implements ElectionObserver {
   private labelled = false;
   /** The last holder observed other than this candidate, and not `''`. */
   private previousHolder: string | undefined;
+  /** The role last queued for this Pod: what a retry writes, unless a newer one replaced it. */
+  private ownRole: string | undefined;
+  /** Failed writes of this Pod's label in a row (the retry's backoff). */
+  private ownFailures = 0;
+  private ownRetry: NodeJS.Timeout | undefined;
 
   constructor(options: PodRoleLabelObserverOptions) {
     const podName = options.podName ?? process.env.POD_NAME;
@@ -186,8 +198,16 @@ export class PodRoleLabelObserver implements ElectionObserver {
     this.label(this.podName, POD_ROLE.standby, true);
   }
 
-  /** Queues a merge patch of one label on `pod`; `own`: failures (404 too) are warnings. */
+  /**
+   * Queues a merge patch of one label on `pod`; `own`: failures (404 too) are warnings, and a
+   * failed write is retried (see the class).
+   */
   private label(pod: string, role: string, own: boolean): void {
+    if (own) {
+      this.ownRole = role;
+      clearTimeout(this.ownRetry);
+      this.ownRetry = undefined;
+    }
     let request: KubernetesRequestOptions | undefined;
     this.queue.push(
       async () => {
@@ -210,6 +230,7 @@ export class PodRoleLabelObserver implements ElectionObserver {
           },
           k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch, request.options),
         );
+        if (own) this.ownFailures = 0;
       },
       (error) => {
         const failure = classifyObserverFailure(
@@ -228,9 +249,25 @@ export class PodRoleLabelObserver implements ElectionObserver {
         const label = `${this.labelKey}=${role}`;
         this.failures.report(
           `${own ? 'own' : 'previous'}:${failure.kind}`,
-          observabilityMessages.podLabelFailed(label, failure),
+          observabilityMessages.podLabelFailed(label, failure, own),
         );
+        if (own) this.retryOwn(role);
       },
     );
+  }
+
+  /** Writes `role` on this Pod again after the backoff, unless a newer role was queued. */
+  private retryOwn(role: string): void {
+    if (this.ownRole !== role || this.ownRetry !== undefined) return;
+    const delayMs = Math.min(
+      OWN_LABEL_RETRY_BASE_MS * 2 ** Math.min(this.ownFailures, 16),
+      OWN_LABEL_RETRY_MAX_MS,
+    );
+    this.ownFailures += 1;
+    this.ownRetry = setTimeout(() => {
+      this.ownRetry = undefined;
+      if (this.ownRole === role) this.label(this.podName, role, true);
+    }, delayMs);
+    this.ownRetry.unref();
   }
 }
