@@ -88,6 +88,34 @@ function crashable(observer: ElectionObserver): ElectionObserver & { crash(): vo
   };
 }
 
+/**
+ * dave (Lease access, no RBAC on pods unless a test grants it) leading a Lease of its own with
+ * a role-label observer on its Pod; stop `dave` when done.
+ */
+async function daveLeads(leasePrefix: string) {
+  const logger = new RecordingLogger();
+  const labels = new PodRoleLabelObserver({
+    kubeConfig: kubeConfigFor(cluster, 'dave'),
+    podName: podName('dave'),
+    namespace,
+    logger,
+  });
+  const dave = observedElector(cluster, uniqueLeaseName(leasePrefix), 'dave', labels, {
+    identity: podName('dave'),
+  });
+  dave.start();
+  try {
+    await eventually(() => assert.ok(dave.isLeader(), 'dave leads'), {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
+  } catch (error) {
+    await dave.stop();
+    throw error;
+  }
+  return { dave, labels, logger };
+}
+
 describe('pod role labels', { timeout: 120_000 }, () => {
   const identities = ['alice', 'bob', 'carol'] as const;
   let service: V1Service;
@@ -277,25 +305,8 @@ describe('pod role labels', { timeout: 120_000 }, () => {
   }
 
   test('without RBAC patch on pods: one warning naming the fix, and the election goes on', async () => {
-    const logger = new RecordingLogger();
-    const labels = new PodRoleLabelObserver({
-      kubeConfig: kubeConfigFor(cluster, 'dave'),
-      podName: podName('dave'),
-      namespace,
-      logger,
-    });
-    const dave = observedElector(cluster, uniqueLeaseName('role-labels-rbac'), 'dave', labels, {
-      identity: podName('dave'),
-    });
-    dave.start();
-    try {
-      await eventually(() => assert.ok(dave.isLeader(), 'dave leads'), {
-        timeoutMs: 15_000,
-        intervalMs: 20,
-      });
-    } finally {
-      await dave.stop();
-    }
+    const { dave, labels, logger } = await daveLeads('role-labels-rbac');
+    await dave.stop();
     await labels.flush();
     const warnings = logger.messages('warn');
     assert.equal(warnings.length, 1, JSON.stringify(logger.lines));
@@ -309,22 +320,8 @@ describe('pod role labels', { timeout: 120_000 }, () => {
   });
 
   test('RBAC granted while it leads: its own label lands at a retry (a failed own write is retried, not dropped)', async () => {
-    const logger = new RecordingLogger();
-    const labels = new PodRoleLabelObserver({
-      kubeConfig: kubeConfigFor(cluster, 'dave'),
-      podName: podName('dave'),
-      namespace,
-      logger,
-    });
-    const dave = observedElector(cluster, uniqueLeaseName('role-labels-retry'), 'dave', labels, {
-      identity: podName('dave'),
-    });
-    dave.start();
+    const { dave, logger } = await daveLeads('role-labels-retry');
     try {
-      await eventually(() => assert.ok(dave.isLeader(), 'dave leads'), {
-        timeoutMs: 15_000,
-        intervalMs: 20,
-      });
       await eventually(() => assert.equal(logger.messages('warn').length, 1, 'refused once'), {
         timeoutMs: 10_000,
       });
