@@ -6,6 +6,9 @@
 import { requestNotPreparedProblem } from '../errors.messages.js';
 import { boundedText, errorText } from '../format.js';
 
+/** Kubernetes resource of Pods (core API group), as RBAC names it. */
+export const POD_RESOURCE = 'pods';
+
 /**
  * What to fix for each kind of `configuration` failure of a Kubernetes request: the kubeconfig
  * cannot work as written, and retrying will not help.

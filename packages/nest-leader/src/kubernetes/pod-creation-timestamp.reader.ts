@@ -7,10 +7,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesApiError } from '../errors.js';
 import { classifyKubernetesApiError } from './api-errors.js';
 import { loadClientNode } from './client-node.loader.js';
+import { POD_RESOURCE } from './kubernetes.messages.js';
 import { kubernetesRequestOptions, type KubernetesRequestOptions } from './request-options.js';
-
-/** The resource a Pod `get` needs in RBAC. */
-export const POD_GET_RESOURCE = 'pods';
 
 /** Default timeout of the `get`, ms. */
 export const DEFAULT_POD_GET_TIMEOUT_MS = 5_000;
@@ -50,7 +48,7 @@ export async function readPodCreationTimestamp(
     throw classifyKubernetesApiError(
       {
         verb: 'get',
-        resource: POD_GET_RESOURCE,
+        resource: POD_RESOURCE,
         name: podName,
         namespace,
         sent: options?.sent() ?? false,

@@ -18,8 +18,6 @@ const leadershipChangeReasonText: Record<LeadershipChangeReason, string> = {
 
 /** Kubernetes resource of Events (API group events.k8s.io), as RBAC names it. */
 export const EVENT_RESOURCE = 'events.events.k8s.io';
-/** Kubernetes resource of Pods (core API group), as RBAC names it. */
-export const POD_RESOURCE = 'pods';
 
 export const observabilityMessages = {
   foreignMetric: (name: string) =>

@@ -9,8 +9,9 @@ import { InvalidLeaderElectionOptionError } from '../errors.js';
 import type { ElectionObservation, ElectionObserver } from '../core/election-observer.js';
 import type { ElectionLogger, LeaderTerm } from '../core/leader-elector.options.js';
 import { isDnsSubdomain, validateNamespace } from '../kubernetes/names.js';
-import { observabilityMessages, POD_RESOURCE } from './observability.messages.js';
+import { observabilityMessages } from './observability.messages.js';
 import { loadClientNode } from '../kubernetes/client-node.loader.js';
+import { POD_RESOURCE } from '../kubernetes/kubernetes.messages.js';
 import { withSharedConnection } from '../kubernetes/connection-pool.js';
 import {
   type KubernetesRequestOptions,
