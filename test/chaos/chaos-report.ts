@@ -61,6 +61,8 @@ export interface ChaosReport {
   probes: number;
   byFault: Partial<Record<ChaosFaultKind | 'startup', FaultKindSummary>>;
   violations: Violation[];
+  /** Acquisition lines written after their term had ended (see `ChaosVerdict`); 0 in older reports. */
+  lateAnnouncements?: number;
   /** The demo's `dispatch-jobs` slots (catch-up `'all'`): due, late, begun twice, excused, lost. */
   slots?: SlotFigures;
   /** The demo's second election (its own Lease), judged on the same rounds. */
@@ -166,6 +168,7 @@ export function buildChaosReport(input: ReportInput): ChaosReport {
     probes: input.probes,
     byFault,
     violations: verdict.violations,
+    lateAnnouncements: verdict.lateAnnouncements,
     ...(verdict.slots && { slots: verdict.slots }),
     namedElection: input.shard && summarizeElection(input.shard),
     faults,

@@ -365,6 +365,7 @@ export function judgeRun(input: ChaosInput, timings: ChaosTimings): { verdict: C
       },
       { attribution: 'overlapping-rounds', extraMs: RECONCILE_INTERVAL_MS - timings.heartbeatMs },
     );
+    verdict.lateAnnouncements += judged.lateAnnouncements;
     for (const v of judged.violations) {
       if (SHARD_CHECKS.includes(v.kind)) {
         verdict.violations.push({

@@ -39,11 +39,15 @@ export function formatSummary(report: ChaosReport): string {
       `(${report.slots.redone} redone by a later term), ${report.slots.excused} excused (no leader live ` +
       `within the horizon, or the Lease deleted)`
     : '';
+  const late = report.lateAnnouncements
+    ? `\n${report.lateAnnouncements} term start(s) announced after the term had ended (a pause between ` +
+      `the library's check and the line): no span, no work under them`
+    : '';
   const violations =
     report.violations.length === 0
       ? '0 violations: no overlapping terms, no work after a term ended, tokens increasing, every gap within its bound, no crash or wedge, no scheduled slot lost or unlabelled'
       : `${report.violations.length} VIOLATIONS:\n${report.violations
           .map((v) => `  [${v.kind}] round ${v.round ?? '-'}: ${v.message}`)
           .join('\n')}`;
-  return `${head}\n${table}${named}${slots}\n${violations}`;
+  return `${head}\n${table}${named}${slots}${late}\n${violations}`;
 }

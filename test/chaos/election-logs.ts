@@ -15,6 +15,7 @@ function asDefaultElection(event: DemoEvent, election: string, shard: number): D
         event: event.state === 'started' ? 'leadership-acquired' : 'leadership-lost',
         identity: event.identity,
         leaseTransitions: event.token,
+        ...(event.live !== undefined && { live: event.live }),
         at: event.at,
       },
     ];

@@ -19,11 +19,12 @@ import {
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 
-const acquired = (identity: string, token: number, ms: number): DemoEvent => ({
+const acquired = (identity: string, token: number, ms: number, live?: boolean): DemoEvent => ({
   event: 'leadership-acquired',
   identity,
   leaseTransitions: token,
   at: at(ms),
+  ...(live === undefined ? {} : { live }),
 });
 const lost = (identity: string, token: number, ms: number): DemoEvent => ({
   event: 'leadership-lost',
@@ -219,6 +220,27 @@ describe('chaos invariant checker', () => {
       ]),
     ];
     assert.deepEqual(kinds(input(processes)), ['work-after-term-ended', 'work-after-term-ended']);
+  });
+
+  it('an acquisition written after its term ended (live: false) starts no span; written live, it overlaps', () => {
+    // CI's seed 1151739778, shard 4: a member SIGSTOPped between the library's grant check and
+    // its `started` line wrote the line for token 25 on waking, inside the next owner's token 26.
+    const late = (live: boolean | undefined) => [
+      proc('b#1', 0, [acquired('b', 26, 0), ...beats('b', 26, 0, 3000)]),
+      proc('a#2', 1, [acquired('a', 25, 2000, live), lost('a', 25, 2001)]),
+    ];
+    const verdict = checkChaosRun(input(late(false)));
+    assert.deepEqual(verdict.violations, []);
+    assert.equal(verdict.lateAnnouncements, 1);
+    for (const live of [true, undefined]) {
+      const judged = checkChaosRun(input(late(live)));
+      assert.deepEqual(
+        judged.violations.map((v) => v.kind),
+        ['overlapping-terms', 'token-not-increasing'],
+        `live: ${live}`,
+      );
+      assert.equal(judged.lateAnnouncements, 0);
+    }
   });
 
   it('keeps two terms of one process with the same token apart and flags the repeated token', () => {

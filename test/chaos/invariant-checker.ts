@@ -172,6 +172,11 @@ export interface ChaosVerdict {
   terms: TermRecord[];
   transitions: TransitionRecord[];
   violations: Violation[];
+  /**
+   * Acquisition lines written after their term had ended (`live: false`): no span, no violation
+   * (no work was done under them), counted so a run shows how often a pause fell there.
+   */
+  lateAnnouncements: number;
   /** The scheduled job's slots (with `scheduledJob`): due, begun late, begun twice, excused. */
   slots?: SlotFigures;
 }
@@ -242,7 +247,11 @@ export function collectTerms(processes: readonly ProcessLog[]): TermRecord[] {
     for (const event of p.events) {
       const at = Date.parse(event.at);
       if (event.event === 'leadership-acquired') {
-        open(event.leaseTransitions).acquiredAt = at;
+        const term = open(event.leaseTransitions);
+        // Written after its term had ended (a pause between the library's check and the line;
+        // see `LeadershipAcquiredEvent.live`): it proves no live moment, so it starts no span.
+        // The term's work lines still do, and each carries its own check.
+        if (event.live !== false) term.acquiredAt = at;
       } else if (event.event === 'leadership-lost') {
         const term = latest.get(event.leaseTransitions) ?? open(event.leaseTransitions);
         term.lostAt ??= at;
@@ -592,7 +601,10 @@ export function checkChaosRun(input: ChaosInput, rules: GapRules = {}): ChaosVer
   }
   const slots = input.scheduledJob && checkSlots(input, terms, faults, violations);
   violations.sort((a, b) => a.at - b.at);
-  return { terms, transitions, violations, ...(slots && { slots }) };
+  const lateAnnouncements = input.processes
+    .flatMap((p) => p.events)
+    .filter((e) => e.event === 'leadership-acquired' && e.live === false).length;
+  return { terms, transitions, violations, lateAnnouncements, ...(slots && { slots }) };
 }
 
 /**

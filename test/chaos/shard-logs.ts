@@ -56,6 +56,7 @@ export function shardLogs(
             event: e.event === 'started' ? 'leadership-acquired' : 'leadership-lost',
             identity,
             leaseTransitions: e.token!,
+            ...(e.live !== undefined && { live: e.live }),
             at: wall(e.monotonicMs, offsetMs),
           },
         });

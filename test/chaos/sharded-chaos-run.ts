@@ -153,9 +153,15 @@ export function judgeLane(
     startedAt,
     endedAt,
   };
-  const verdict: ChaosVerdict = { terms: [], transitions: [], violations: [] };
+  const verdict: ChaosVerdict = {
+    terms: [],
+    transitions: [],
+    violations: [],
+    lateAnnouncements: 0,
+  };
   perShard.forEach((processes, shard) => {
     const v = checkChaosRun({ ...base, processes, faults: quiet });
+    verdict.lateAnnouncements += v.lateAnnouncements;
     verdict.terms.push(...v.terms);
     verdict.transitions.push(...v.transitions);
     for (const violation of v.violations) {
@@ -369,7 +375,12 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
   await ownPlane?.stop().catch(() => undefined);
 
   // Judge every lane, shard by shard.
-  const verdict: ChaosVerdict = { terms: [], transitions: [], violations: [] };
+  const verdict: ChaosVerdict = {
+    terms: [],
+    transitions: [],
+    violations: [],
+    lateAnnouncements: 0,
+  };
   const laneVerdicts = lanes.map((lane, i) =>
     judgeLane(
       lane,
@@ -382,6 +393,7 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
     ),
   );
   for (const v of laneVerdicts) {
+    verdict.lateAnnouncements += v.lateAnnouncements;
     verdict.terms.push(...v.terms);
     verdict.transitions.push(...v.transitions);
     verdict.violations.push(...v.violations);

@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,15 +56,51 @@ func lockStateDir(stateDir string) (*os.File, error) {
 	return f, nil
 }
 
-// freePort asks the kernel for a free TCP port on 127.0.0.1. Another process may take it
-// before we bind it; that is unlikely enough for tests.
+// lowestPickedPort is the bottom of the range freePort picks from (above the well-known and
+// registered ports most services listen on).
+const lowestPickedPort = 10000
+
+// freePort picks a free TCP port on 127.0.0.1 below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range), so no outgoing connection can be handed it between this check
+// and the bind, nor while a restart keeps it: a chaos run's restart met exactly that ("start etcd:
+// listen tcp 127.0.0.1:38273: bind: address already in use") when ports came from the ephemeral
+// range. Only another program picking in the same range at the same moment could still take it.
+// Falls back to a kernel-chosen port when the ephemeral range leaves no room below it.
 func freePort() (int, error) {
+	if low := ephemeralRangeStart(); low > lowestPickedPort+100 {
+		for attempt := 0; attempt < 100; attempt++ {
+			port := lowestPickedPort + rand.IntN(low-lowestPickedPort)
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				continue
+			}
+			l.Close()
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ephemeralRangeStart reads the first port of the kernel's ephemeral range (32768 when unreadable).
+func ephemeralRangeStart() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 32768
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 32768
+	}
+	return low
 }
 
 // redirectOutput points file descriptors 1 and 2 at the log file, so everything kube-apiserver,

@@ -101,6 +101,11 @@ export interface CandidateEvent {
   token?: number;
   /** `sharded` `started`/`stopped`: the shard of the shard term. */
   shard?: number;
+  /**
+   * `sharded` `started`: the term's call-time check after the line's stamp; false when a pause
+   * (SIGSTOP) fell between the library's check and the line, which then proves no live moment.
+   */
+  live?: boolean;
   /** `sharded` `units`: the shards whose term was live at this tick, with their `tokens`. */
   shards?: number[];
   /** `sharded` `units`: the token of each of `shards`. */

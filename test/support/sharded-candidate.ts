@@ -38,11 +38,18 @@ import { CANDIDATE_FLAG_OPTIONS, timingsFromFlags } from './candidate-flags.js';
 import { monotonicNowMs } from './monotonic-time.js';
 import { reportMemoryOnSignal } from './candidate-memory.js';
 
-function emit(event: Omit<CandidateEvent, 'monotonicMs' | 'time'>): void {
+/** Prints `event` stamped now; `checkAfterStamp` (a term's call-time check) runs after the stamp. */
+function emit(
+  event: Omit<CandidateEvent, 'monotonicMs' | 'time'>,
+  checkAfterStamp?: () => boolean,
+): void {
+  const monotonicMs = monotonicNowMs();
+  const time = new Date().toISOString();
   const line: CandidateEvent = {
     ...event,
-    monotonicMs: monotonicNowMs(),
-    time: new Date().toISOString(),
+    ...(checkAfterStamp && { live: checkAfterStamp() }),
+    monotonicMs,
+    time,
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
@@ -129,7 +136,9 @@ async function main(): Promise<void> {
     callbacks: {
       onShardStarted: (term) => {
         kept.delete(term.shard);
-        emit({ event: 'started', identity, shard: term.shard, token: term.token });
+        emit({ event: 'started', identity, shard: term.shard, token: term.token }, () =>
+          term.isLive(),
+        );
       },
       onShardStopped: (term, reason) => {
         endedThisTick.add(term.shard);

@@ -60,6 +60,8 @@ export interface ShardOwnershipChangeEvent {
   memberEpoch: number;
   /** `stopped` only: `revoked` (moved away), `member-epoch-ended` or `stopped` (shutdown). */
   reason?: string;
+  /** `started` only: the term's call-time check after `at` (see `LeadershipAcquiredEvent`). */
+  live?: boolean;
   identity: string;
   at: string;
 }
@@ -92,6 +94,12 @@ export interface LeadershipAcquiredEvent {
   event: 'leadership-acquired';
   identity: string;
   leaseTransitions: number;
+  /**
+   * The term's call-time check, made after `at` was taken: false when the term had already
+   * ended by then (a pause — SIGSTOP, a blocked event loop — between the library's check and
+   * this line), so the line proves no moment of the term. Absent: not checked (other programs).
+   */
+  live?: boolean;
   at: string;
 }
 

@@ -62,6 +62,7 @@ export class EventLog {
 
   /** Records a shard term of sharded `election` starting or ending on this replica. */
   shardOwnership(election: string, change: ShardOwnershipEvent): void {
+    const at = new Date().toISOString();
     this.write({
       event: 'shard-ownership',
       election,
@@ -70,8 +71,9 @@ export class EventLog {
       token: change.term.token,
       memberEpoch: change.term.memberEpoch,
       ...(change.type === 'stopped' && { reason: change.reason }),
+      ...(change.type === 'started' && { live: change.term.isLive() }),
       identity: this.leader.identity,
-      at: new Date().toISOString(),
+      at,
     });
   }
 

@@ -18,11 +18,13 @@ export class LeadershipEventsListener {
 
   @OnLeadershipAcquired()
   acquired(term: LeaderTerm): void {
+    const at = new Date().toISOString();
     this.events.write({
       event: 'leadership-acquired',
       identity: this.leader.identity,
       leaseTransitions: term.leaseTransitions,
-      at: new Date().toISOString(),
+      live: term.isLive(),
+      at,
     });
   }
 

@@ -26,7 +26,12 @@ export const MAX_SHARDED_ELECTION_NAME_LENGTH = 253 - '-m-00000000'.length;
 
 /** What the owner of shards hears; errors thrown are logged, never propagated. */
 export interface ShardCallbacks {
-  /** This member owns `term.shard` from now on (until `term.signal` aborts). */
+  /**
+   * This member owns `term.shard` from now on (until `term.signal` aborts). Called only for a
+   * term live just before the call (the member epoch's renew deadline is checked per shard), but
+   * a pause during or after it (SIGSTOP, a long GC) can end the term at any moment: check
+   * `term.isLive()` or its signal before each unit of work, as with a leader term.
+   */
   onShardStarted?(term: ShardTerm): void;
   /**
    * The shard's term ended; resolve once its work has stopped (the drain). The member

@@ -273,7 +273,14 @@ export class ShardedElection {
     }
   }
 
+  /**
+   * Starts and announces the shard's term, unless the member epoch ended since `apply` checked
+   * it: a pause in between (SIGSTOP, a long GC, slow listeners of the shards this apply stopped)
+   * must not announce a term another member may already hold (the chaos run of seed 1151739778
+   * logged one 882 ms into its successor's). Checked per shard, just before announcing.
+   */
   private startShard(shard: number, token: number, epoch: LeaderTerm): void {
+    if (!epoch.isLive()) return;
     const lifetime = new ShardTermLifetime(shard, token, epoch);
     this.terms.set(shard, lifetime);
     this.highestToken[shard] = token;

@@ -83,7 +83,8 @@ export class ManualClock implements Clock {
       next.callback();
       await this.settle();
     }
-    this.monotonicMs = targetMs;
+    // A jump() made by a callback on the way is kept: time never moves back.
+    this.monotonicMs = Math.max(this.monotonicMs, targetMs);
     await this.settle();
   }
 

@@ -31,6 +31,54 @@ function tokens(world: ShardWorld): Map<number, string> {
 }
 
 describe('ShardedElection on the manual clock', () => {
+  test('a pause (SIGSTOP) between the grant check and the announcements: no shard is announced after its member epoch ended', async () => {
+    const world = new ShardWorld(4);
+    /** Every announcement: shard, token, and whether the term was live when announced. */
+    const announced: [number, number, boolean][] = [];
+    let paused = false;
+    const member = world.add('a', {
+      callbacks: {
+        onShardStarted: (term) => {
+          announced.push([term.shard, term.token, term.isLive()]);
+          // The first announcement of the grant's four is where the process stops, past its
+          // renew deadline (10 s): no timer runs, as under SIGSTOP.
+          if (!paused) {
+            paused = true;
+            world.clock.jump(11_000);
+          }
+        },
+      },
+    });
+    const listened: boolean[] = [];
+    member.election.subscribe((event) => {
+      if (event.type === 'started') listened.push(event.term.isLive());
+    });
+    await world.run(3000);
+    const first = announced[0]!;
+    assert.deepEqual(
+      announced.slice(0, 1),
+      [[first[0], first[1], true]],
+      'the first term was live at its announcement',
+    );
+    assert.ok(
+      announced.slice(1).every(([, token]) => token > first[1]),
+      `after the pause only terms of a later grant are announced: ${JSON.stringify(announced)}`,
+    );
+    assert.ok(
+      announced.every(([, , live]) => live),
+      `every announced term was live: ${JSON.stringify(announced)}`,
+    );
+    assert.deepEqual(
+      [...new Set(announced.slice(1).map(([shard]) => shard))].sort(),
+      [0, 1, 2, 3],
+      'a new epoch takes all four again',
+    );
+    // Listeners hear of a term after its callback: the paused one reaches them dead (they can
+    // tell by its call-time check), then its stop; the new epoch's four, live.
+    assert.deepEqual(listened, [false, true, true, true, true]);
+    await world.stopAll();
+  });
+
   test('three members own 64 shards within ±1, each shard once, and stay so', async () => {
     const world = await started(['a', 'b', 'c']);
     assert.deepEqual(balanceProblems(world, ['a', 'b', 'c']), []);
