@@ -54,7 +54,22 @@ go_tool_source_hash() {
   } | sha256sum | cut -d' ' -f1
 }
 
+# One build of a program at a time: a second caller (CI's background build, and a test that
+# needs the program now) waits for the first, then finds the binary up to date. The lock is
+# closed before `run` execs the program, which must not hold it.
 go_tool_build() {
+  local lock_fd
+  mkdir -p "$(go_tool_bin_dir)"
+  exec {lock_fd}>"$(go_tool_bin_dir)/.build.lock"
+  if ! flock -n "$lock_fd"; then
+    go_tool_log "waiting for another build of $(go_tool_binary) to finish"
+    flock "$lock_fd"
+  fi
+  go_tool_build_unlocked # a failure exits the script, which releases the lock
+  exec {lock_fd}>&-
+}
+
+go_tool_build_unlocked() {
   local flags hash start packages=0 line status="" ticker binary stamp
   binary="$(go_tool_binary)"
   stamp="$(go_tool_bin_dir)/source.sha256"
@@ -64,7 +79,6 @@ go_tool_build() {
     go_tool_log "up to date: $binary"
     return 0
   fi
-  mkdir -p "$(go_tool_bin_dir)"
   go_tool_log "building $binary with $(go version | cut -d' ' -f3): $GO_TOOL_ABOUT"
   start=$(date +%s)
   # go build is silent while it downloads modules and links: say every 30 s that it is at it.
