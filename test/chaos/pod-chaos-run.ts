@@ -15,7 +15,7 @@ import { type NodeCluster, startNodeCluster } from '@nest-leader/demo/launcher/n
 import { defaultHorizonMs } from 'nest-leader/core';
 import { DemoDeployment, type PodView } from '../support/demo-deployment.js';
 import { eventually } from '../support/eventually.js';
-import { PodLogCollector } from '../support/pod-log-collector.js';
+import { PodLogCollector, type PodLogLine } from '../support/pod-log-collector.js';
 import { buildChaosReport, type ChaosReport, type FaultCatalogue } from './chaos-report.js';
 import { type ChaosRunResult, judgeRun, RUN_DATA_FILE, writeOutputs } from './chaos-run.js';
 import type { ChaosTimings } from './fault-kinds.js';
@@ -422,8 +422,9 @@ async function judgePodRun(
 }
 
 /**
- * Judges a finished pod run again from its saved input (after a change to the checker, the
- * bounds or the picture) and rewrites its report and picture; settings from its old report.
+ * Judges a finished pod run again from its saved input and its pods' logs (after a change to
+ * the checker, the bounds, the picture or how log lines become processes) and rewrites its
+ * report and picture; settings from its old report.
  */
 export async function recheckPodChaos(outDir: string): Promise<ChaosRunResult> {
   const saved = JSON.parse(
@@ -440,11 +441,21 @@ export async function recheckPodChaos(outDir: string): Promise<ChaosRunResult> {
       ...(spec.endsTerm ? {} : { workPauseBoundMs: podHandoffBoundMs(timings) }),
     };
   });
+  // The pods' processes are read again from their logs (the rule that makes a container run
+  // may have changed); the positive control's host process is kept as saved.
+  const podLines = gunzipSync(readFileSync(join(outDir, POD_LOGS_FILE)))
+    .toString()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as PodLogLine);
+  const intruder = saved.processes.filter((p) => p.identity === UNSAFE_IDENTITY);
+  const processes = [...podProcessLogs(podLines), ...intruder];
   const input: ChaosInput = {
     ...saved,
+    processes,
     faults,
     startupBoundMs: podStartupBoundMs(timings),
-    startedAt: electionStartedAt(saved.processes, saved.endedAt),
+    startedAt: electionStartedAt(processes, saved.endedAt),
   };
   writeFileSync(join(outDir, RUN_DATA_FILE), gzipSync(JSON.stringify(input)));
   const aborted = old.violations.find((v) => v.message.startsWith('run aborted: '));

@@ -48,6 +48,37 @@ describe('pod chaos: the pods own log lines as the checker sees them', () => {
     );
   });
 
+  it('one container run read under two restart counts (a stale status) is one process, its longer reading kept', () => {
+    const started = line('demo-a', 1, { event: 'replica-started', identity: 'demo-a', at: at(0) });
+    const acquired = line('demo-a', 1, {
+      event: 'leadership-acquired',
+      identity: 'demo-a',
+      leaseTransitions: 3,
+      at: at(1),
+    });
+    const worked = line('demo-a', 1, work('demo-a', 3, 2));
+    const asZero = (l: PodLogLine): PodLogLine => ({ ...l, restartCount: 0 });
+    const logs = podProcessLogs([
+      asZero(started),
+      asZero(acquired),
+      started,
+      acquired,
+      worked,
+      // a later run of the same pod begins differently: its own process
+      line('demo-a', 2, { event: 'replica-started', identity: 'demo-a', at: at(9) }),
+    ]);
+    assert.deepEqual(
+      logs.map((p) => [p.instance, p.events.map((e) => e.event)]),
+      [
+        ['demo-a#0', ['replica-started', 'leadership-acquired', 'leader-work']],
+        ['demo-a#2', ['replica-started']],
+      ],
+    );
+    // two readings that part ways are two runs, both judged
+    const parted = podProcessLogs([asZero(started), asZero(worked), started, acquired]);
+    assert.equal(parted.length, 2);
+  });
+
   it('a pod that works on after the next pod acquired is reported as overlapping terms', () => {
     const processes = podProcessLogs([
       line('demo-a', 0, {

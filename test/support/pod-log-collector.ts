@@ -7,7 +7,8 @@
  * first line shows it is the same container: `kubectl logs -f` streams the pod's current
  * container, and a status read just after a node restart may still name the one before
  * (pod chaos seed 3340: the restarted container's lines were kept twice, once under the old
- * restart count, and judged as two processes in one term).
+ * restart count, and judged as two processes in one term). A container first followed under a
+ * stale count has no first line to compare yet; `test/chaos/pod-logs.ts` keeps such a run once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
