@@ -5,7 +5,7 @@
  * limit). The verdict comes from the pods' own log lines, judged by the process tier's
  * invariant checker; the report and the picture are the process tier's.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -422,9 +422,9 @@ async function judgePodRun(
 }
 
 /**
- * Judges a finished pod run again from its saved input and its pods' logs (after a change to
- * the checker, the bounds, the picture or how log lines become processes) and rewrites its
- * report and picture; settings from its old report.
+ * Judges a finished pod run again from its saved input and, where kept, its pods' logs (after
+ * a change to the checker, the bounds, the picture or how log lines become processes) and
+ * rewrites its report and picture; settings from its old report.
  */
 export async function recheckPodChaos(outDir: string): Promise<ChaosRunResult> {
   const saved = JSON.parse(
@@ -441,15 +441,21 @@ export async function recheckPodChaos(outDir: string): Promise<ChaosRunResult> {
       ...(spec.endsTerm ? {} : { workPauseBoundMs: podHandoffBoundMs(timings) }),
     };
   });
-  // The pods' processes are read again from their logs (the rule that makes a container run
-  // may have changed); the positive control's host process is kept as saved.
-  const podLines = gunzipSync(readFileSync(join(outDir, POD_LOGS_FILE)))
-    .toString()
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as PodLogLine);
-  const intruder = saved.processes.filter((p) => p.identity === UNSAFE_IDENTITY);
-  const processes = [...podProcessLogs(podLines), ...intruder];
+  // The pods' processes are read again from their logs where they were kept (the rule that
+  // makes a container run may have changed); the positive control's host process as saved.
+  const podLogsFile = join(outDir, POD_LOGS_FILE);
+  const processes = existsSync(podLogsFile)
+    ? [
+        ...podProcessLogs(
+          gunzipSync(readFileSync(podLogsFile))
+            .toString()
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l) as PodLogLine),
+        ),
+        ...saved.processes.filter((p) => p.identity === UNSAFE_IDENTITY),
+      ]
+    : saved.processes;
   const input: ChaosInput = {
     ...saved,
     processes,
