@@ -153,28 +153,30 @@ export function judgeLane(
     startedAt,
     endedAt,
   };
-  const verdict: ChaosVerdict = {
-    terms: [],
-    transitions: [],
-    violations: [],
-    lateAnnouncements: 0,
-  };
-  perShard.forEach((processes, shard) => {
-    const v = checkChaosRun({ ...base, processes, faults: quiet });
-    verdict.lateAnnouncements += v.lateAnnouncements;
-    verdict.terms.push(...v.terms);
-    verdict.transitions.push(...v.transitions);
-    for (const violation of v.violations) {
-      verdict.violations.push({
-        ...violation,
-        message: `lane ${lane.lane} shard ${shard}: ${violation.message}`,
-      });
-    }
-  });
+  const verdict = mergedVerdict(
+    perShard.map((processes, shard) => [
+      `lane ${lane.lane} shard ${shard}: `,
+      checkChaosRun({ ...base, processes, faults: quiet }),
+    ]),
+  );
   // Crashes and the rounds' own notes, once per lane (no work lines: no terms).
   const processes: ProcessLog[] = members.map((m) => ({ ...m, events: [] }));
   verdict.violations.push(...checkChaosRun({ ...base, processes, faults }).violations);
   return verdict;
+}
+
+/** One verdict of several (shards, lanes): each violation's message after its part's prefix. */
+function mergedVerdict(
+  parts: readonly (readonly [prefix: string, verdict: ChaosVerdict])[],
+): ChaosVerdict {
+  const merged: ChaosVerdict = { terms: [], transitions: [], violations: [], lateAnnouncements: 0 };
+  for (const [prefix, v] of parts) {
+    merged.lateAnnouncements += v.lateAnnouncements;
+    merged.terms.push(...v.terms);
+    merged.transitions.push(...v.transitions);
+    merged.violations.push(...v.violations.map((x) => ({ ...x, message: prefix + x.message })));
+  }
+  return merged;
 }
 
 /** Fenced ledgers of `dir`: rows, and rows whose token is below an earlier row's (accepted stale). */
@@ -375,12 +377,6 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
   await ownPlane?.stop().catch(() => undefined);
 
   // Judge every lane, shard by shard.
-  const verdict: ChaosVerdict = {
-    terms: [],
-    transitions: [],
-    violations: [],
-    lateAnnouncements: 0,
-  };
   const laneVerdicts = lanes.map((lane, i) =>
     judgeLane(
       lane,
@@ -392,12 +388,7 @@ export async function runShardedChaos(options: ShardedChaosOptions): Promise<Sha
       allowances,
     ),
   );
-  for (const v of laneVerdicts) {
-    verdict.lateAnnouncements += v.lateAnnouncements;
-    verdict.terms.push(...v.terms);
-    verdict.transitions.push(...v.transitions);
-    verdict.violations.push(...v.violations);
-  }
+  const verdict = mergedVerdict(laneVerdicts.map((v) => ['', v]));
   if (aborted) {
     verdict.violations.push({
       kind: 'round-problem',
